@@ -1,0 +1,131 @@
+"""The library entry points: detect, read, write."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .document import Document, Kind
+from .errors import FormatError, InteropError, LimitExceededError, UnknownFormatError
+from .formats.registry import Probe, ReadContext, WriteContext, all_formats, check_size, get_format
+from .limits import DEFAULT_LIMITS, Limits
+
+
+@dataclass(frozen=True)
+class Detection:
+    format: str
+    kind: Kind
+    confidence: int
+
+
+def detect_all(data: bytes, filename: str | None = None, *, limits: Limits = DEFAULT_LIMITS) -> list[Detection]:
+    """Every format that claims the input, best first. Detection is by content only."""
+    probe = Probe(data, filename, limits)
+    return _detect(probe)
+
+
+def _detect(probe: Probe) -> list[Detection]:
+    found = []
+    for fmt in all_formats():
+        if fmt.detect is None:
+            continue
+        try:
+            score = fmt.detect(probe)
+        except InteropError:
+            score = 0
+        if score > 0:
+            found.append(Detection(fmt.name, fmt.kind, score))
+    found.sort(key=lambda d: -d.confidence)
+    return found
+
+
+def detect(data: bytes, filename: str | None = None, *, limits: Limits = DEFAULT_LIMITS) -> str:
+    """Name the format of ``data`` (``"ccv3"``, ``"png"``, ``"sillytavern-world"``, ...).
+
+    Raises UnknownFormatError when no format recognises it.
+    """
+    found = detect_all(data, filename, limits=limits)
+    if not found:
+        raise UnknownFormatError(_unknown_reason(data), file=filename)
+    return found[0].format
+
+
+def _unknown_reason(data: bytes) -> str:
+    head = data[:8]
+    if head.startswith(b"\x89PNG"):
+        return "PNG file carries no character card (no chara/ccv3/naidata text chunk)"
+    if head.startswith(b"PK") or head.startswith(b"\xff\xd8"):
+        return "archive/JPEG is not a CHARX card (no card.json)"
+    stripped = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    if stripped in (b"{", b"["):
+        return "JSON does not match any known card or lorebook format"
+    return "not a known card or lorebook format"
+
+
+def read_bytes(
+    data: bytes,
+    *,
+    filename: str | None = None,
+    format: str | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> Document:
+    """Read ``data`` into a Document, detecting the format unless ``format`` is given."""
+    check_size(data, filename, limits)
+    probe = Probe(data, filename, limits)
+    if format is None:
+        found = _detect(probe)
+        if not found:
+            raise UnknownFormatError(_unknown_reason(data), file=filename)
+        format = found[0].format
+    try:
+        fmt = get_format(format)
+    except KeyError:
+        raise FormatError(f"unknown format {format!r}", file=filename) from None
+    if fmt.read is None:
+        raise FormatError(f"format {fmt.name!r} cannot be read", file=filename)
+    ctx = ReadContext(filename=filename, limits=limits, probe=probe)
+    try:
+        doc = fmt.read(data, ctx)
+    except InteropError as exc:
+        raise exc.with_file(filename) from exc.__cause__
+    except RecursionError:
+        raise LimitExceededError("input nested too deeply", file=filename) from None
+    doc.source = doc.source or filename
+    return doc
+
+
+def read(
+    source: str | os.PathLike[str] | bytes,
+    *,
+    format: str | None = None,
+    filename: str | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> Document:
+    """Read a file path (or bytes) into a Document."""
+    if isinstance(source, bytes):
+        return read_bytes(source, filename=filename, format=format, limits=limits)
+    path = Path(source)
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise InteropError(exc.strerror or "cannot read file", file=str(path)) from None
+    if size > limits.max_file_bytes:
+        raise LimitExceededError(f"file of {size} bytes exceeds the limit of {limits.max_file_bytes}", file=str(path))
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InteropError(exc.strerror or "cannot read file", file=str(path)) from None
+    return read_bytes(data, filename=filename or str(path), format=format, limits=limits)
+
+
+def write(doc: Document, format: str, *, image: bytes | None = None, pretty: bool = True, **options: object) -> bytes:
+    """Serialize ``doc`` as ``format``. Raises FormatError / ConversionError."""
+    try:
+        fmt = get_format(format)
+    except KeyError:
+        raise FormatError(f"unknown target format {format!r}") from None
+    if fmt.write is None:
+        raise FormatError(f"format {fmt.name!r} cannot be written")
+    ctx = WriteContext(image=image, pretty=pretty, options=dict(options))
+    return fmt.write(doc, ctx)

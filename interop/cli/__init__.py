@@ -1,0 +1,69 @@
+"""The ``interop`` command line.
+
+Exit codes: 0 success; 1 a check failed (validation errors, a round trip that
+is not identical, ``--strict`` fidelity); 2 usage error; 3 an input could not
+be read (bad, truncated, oversized, unsafe); 4 internal error (a bug: rerun
+with ``--debug`` for the traceback).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from ..errors import InteropError
+
+EXIT_OK = 0
+EXIT_CHECK_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INPUT = 3
+EXIT_INTERNAL = 4
+
+
+class InteropGroup(click.Group):
+    """Turns library errors into one line on stderr and a documented exit code."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
+            raise
+        except InteropError as exc:
+            if ctx.obj and ctx.obj.get("debug"):
+                raise
+            click.echo(f"interop: error: {exc}", err=True)
+            ctx.exit(EXIT_INPUT)
+        except KeyboardInterrupt:
+            click.echo("interop: interrupted", err=True)
+            ctx.exit(130)
+        except Exception as exc:
+            if ctx.obj and ctx.obj.get("debug"):
+                raise
+            click.echo(f"interop: internal error: {type(exc).__name__}: {exc} (rerun with --debug)", err=True)
+            ctx.exit(EXIT_INTERNAL)
+
+
+@click.group(cls=InteropGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--debug", is_flag=True, help="Show Python tracebacks on errors.")
+@click.version_option(package_name="interop")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
+    """Move character cards and lorebooks between SillyTavern, RisuAI, Agnai and NovelAI without losing data."""
+    ctx.ensure_object(dict)
+    ctx.obj["debug"] = debug
+
+
+def _register() -> None:
+    from . import convert_cmd, inspect_cmd, schema_cmd, validate_cmd
+
+    for module in (inspect_cmd, convert_cmd, validate_cmd, schema_cmd):
+        cli.add_command(module.command)
+
+
+_register()
+
+
+def main() -> None:
+    sys.exit(cli.main(standalone_mode=True) or 0)

@@ -1,0 +1,48 @@
+"""Helpers shared by the commands: walking inputs and reporting per-file errors."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import click
+
+from ..errors import InteropError
+
+SKIP_NAMES = {"MANIFEST.tsv", ".DS_Store"}
+
+
+def iter_inputs(paths: tuple[str, ...]) -> Iterator[Path]:
+    """Files named, and files found (recursively, sorted) under folders named."""
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            for root, dirs, files in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for name in sorted(files):
+                    if not name.startswith(".") and name not in SKIP_NAMES:
+                        yield Path(root) / name
+        else:
+            yield path
+
+
+def report_error(exc: InteropError, debug: bool) -> None:
+    if debug:
+        raise exc
+    click.echo(f"interop: error: {exc}", err=True)
+
+
+def debug_enabled() -> bool:
+    ctx = click.get_current_context(silent=True)
+    while ctx is not None:
+        if ctx.obj and "debug" in ctx.obj:
+            return bool(ctx.obj["debug"])
+        ctx = ctx.parent
+    return False
+
+
+def format_choice() -> click.Choice:
+    from ..formats.registry import writable_formats
+
+    return click.Choice(sorted(f.name for f in writable_formats()), case_sensitive=False)

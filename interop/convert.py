@@ -1,0 +1,56 @@
+"""Turning a document of one kind into what a target format needs.
+
+A card format asked to write a standalone lorebook wraps it in a minimal V3
+card; a lorebook format asked to write a card takes the card's
+``character_book``. Everything else a target cannot hold is the fidelity
+report's business, not this module's.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+
+from .document import Document
+from .errors import ConversionError
+from .model import V3_SPEC, Card, CardData, Lorebook
+
+
+def as_card(doc: Document) -> Card:
+    """The document's card, or a new V3 card carrying its standalone lorebook."""
+    if doc.card is not None:
+        return doc.card
+    book = doc.lorebook
+    if book is None:
+        raise ConversionError("document holds neither a card nor a lorebook", file=doc.source)
+    name = book.name if isinstance(book.name, str) and book.name else _stem(doc.source) or "Lorebook"
+    data = CardData(
+        name=name,
+        description="",
+        personality="",
+        scenario="",
+        first_mes="",
+        mes_example="",
+        creator_notes=book.description if isinstance(book.description, str) else "",
+        system_prompt="",
+        post_history_instructions="",
+        alternate_greetings=[],
+        group_only_greetings=[],
+        tags=[],
+        creator="",
+        character_version="",
+        extensions={},
+        character_book=book,
+    )
+    return Card(spec=V3_SPEC, spec_version="3.0", data=data)
+
+
+def as_lorebook(doc: Document) -> Lorebook:
+    """The document's lorebook (standalone, or the card's ``character_book``)."""
+    book = doc.book
+    if book is None:
+        raise ConversionError("the card has no lorebook (character_book) to write", file=doc.source)
+    return book
+
+
+def _stem(path: str | None) -> str | None:
+    return PurePath(path).stem if path else None

@@ -1,0 +1,62 @@
+"""What reading a file gives: the canonical object plus what its container held."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .model import Card, Lorebook
+
+Kind = Literal["card", "lorebook"]
+
+
+@dataclass
+class Document:
+    """One input file read into the canonical model.
+
+    ``card`` is set for card formats, ``lorebook`` for standalone lorebook
+    formats. ``assets`` maps an asset URI as the card spells it
+    (``embeded://assets/icon/images/main.png``, ``__asset:0``) to its bytes.
+    ``image`` is the picture a PNG card lives in (``ccdefault:``).
+    ``members`` holds container parts that have no place in the canonical
+    model but must be written back unchanged (CHARX ``module.risum``,
+    ``x_meta/*.json``, foreign PNG chunks): their owner writes them back.
+    ``native`` is per-format metadata an adapter needs to write the same
+    format back exactly (key order, wrapper values); it is not canonical data.
+    """
+
+    format: str
+    card: Card | None = None
+    lorebook: Lorebook | None = None
+    assets: dict[str, bytes] = field(default_factory=dict)
+    image: bytes | None = None
+    members: dict[str, bytes] = field(default_factory=dict)
+    native: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    source: str | None = None
+
+    @property
+    def kind(self) -> Kind:
+        return "card" if self.card is not None else "lorebook"
+
+    @property
+    def book(self) -> Lorebook | None:
+        """The lorebook: the standalone one, or the card's ``character_book``."""
+        if self.lorebook is not None:
+            return self.lorebook
+        if self.card is not None:
+            return self.card.data.character_book
+        return None
+
+    @property
+    def title(self) -> str | None:
+        if self.card is not None and isinstance(self.card.data.name, str):
+            return self.card.data.name
+        book = self.book
+        if book is not None and isinstance(book.name, str):
+            return book.name
+        return None
+
+    def warn(self, message: str) -> None:
+        if message not in self.warnings:
+            self.warnings.append(message)

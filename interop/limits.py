@@ -1,0 +1,31 @@
+"""Size limits applied to untrusted input. Defaults are generous for real cards
+(the largest real CHARX files carry tens of MB of assets) and small enough to
+stop decompression bombs and absurd nesting."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MiB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_file_bytes: int = 512 * MiB
+    """Largest input file read at all."""
+    max_chunk_bytes: int = 128 * MiB
+    """Largest single PNG chunk."""
+    max_text_bytes: int = 64 * MiB
+    """Largest inflated zTXt/iTXt payload or card JSON text."""
+    max_member_bytes: int = 256 * MiB
+    """Largest uncompressed zip member."""
+    max_total_uncompressed: int = 1024 * MiB
+    """Sum of uncompressed sizes of all zip members."""
+    max_compression_ratio: float = 200.0
+    """Uncompressed/compressed ratio above which a zip member is a bomb (only checked past 1 MiB)."""
+    max_zip_entries: int = 20_000
+    max_json_depth: int = 256
+    """Deepest nesting of JSON arrays/objects accepted."""
+
+
+DEFAULT_LIMITS = Limits()

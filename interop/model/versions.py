@@ -1,0 +1,259 @@
+"""Moving cards between spec versions: V1 (TavernAI), V2 (``chara_card_v2``), V3.
+
+The canonical ``Card`` keeps the ``spec`` it was read with; these functions
+return a new card in the requested version. Downgrades stash whatever the
+lower version cannot hold in ONE namespace, ``extensions.interop``
+(``data.extensions.interop`` for V2, root ``extensions.interop`` for V1, which
+has no ``data``), and upgrades restore it, so V3 -> V2 -> V3 and
+V3 -> V1 -> V3 give back the same card. Stash layout (documented in
+docs/versions.md)::
+
+    {"from": "chara_card_v3",          # spec the card had before the downgrade
+     "spec_version": "3.0",            # its spec_version
+     "data": {...},                    # fields the target version has no place for
+     "absent": ["extensions"],         # containers the downgrade had to create
+     "entries": {"<index>": {"use_regex": true, "decorators": "@@depth 4\n"}}}
+
+Upgrades fill the fields a higher version requires (``group_only_greetings``,
+entry ``use_regex`` for V3; the V2 data fields for V1) and remember them in
+``Card._filled``, so a downgrade of the same in-memory card removes them again
+and V2 -> V3 -> V2 is the identity too.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from typing import Any
+
+from .card import V2_SPEC, V3_ONLY_FIELDS, V3_SPEC, Card
+from .decorators import parse_decorators
+
+STASH = "interop"
+V1_FIELDS = ("name", "description", "personality", "scenario", "first_mes", "mes_example")
+V2_REQUIRED_DEFAULTS: dict[str, Any] = {
+    "name": "",
+    "description": "",
+    "personality": "",
+    "scenario": "",
+    "first_mes": "",
+    "mes_example": "",
+    "creator_notes": "",
+    "system_prompt": "",
+    "post_history_instructions": "",
+    "alternate_greetings": [],
+    "tags": [],
+    "creator": "",
+    "character_version": "",
+    "extensions": {},
+}
+
+
+class NewerSpecWarning(UserWarning):
+    pass
+
+
+def spec_of(card: Card) -> str:
+    """``"v3"``, ``"v2"`` or ``"v1"`` for the card as it stands."""
+    if card.spec == V3_SPEC:
+        return "v3"
+    if card.spec == V2_SPEC:
+        return "v2"
+    return "v1"
+
+
+def spec_version_float(value: Any) -> float | None:
+    """``spec_version`` compared as a float, as the spec says; None if it is not a number."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def check_spec_version(card: Card) -> str | None:
+    """A warning when the card claims a newer spec version than we know."""
+    version = spec_version_float(card.spec_version)
+    if card.spec == V3_SPEC and version is not None and version > 3.0:
+        return f"card uses spec_version {card.spec_version}, newer than 3.0; unknown fields are kept as read"
+    if card.spec == V2_SPEC and version is not None and version > 2.0:
+        return f"card uses chara_card_v2 spec_version {card.spec_version}, newer than 2.0"
+    return None
+
+
+def _validated(raw: dict[str, Any], filled: set[str]) -> Card:
+    card = Card.model_validate(raw)
+    card._filled = filled
+    return card
+
+
+def _entry_list(data: dict[str, Any]) -> list[dict[str, Any]]:
+    book = data.get("character_book")
+    if isinstance(book, dict) and isinstance(book.get("entries"), list):
+        return [e for e in book["entries"] if isinstance(e, dict)]
+    return []
+
+
+def to_v3(card: Card) -> Card:
+    """The card as ``chara_card_v3``; a V1/V2 card is upgraded, a stash is restored."""
+    if spec_of(card) == "v3":
+        return card
+    if spec_of(card) == "v1":
+        card = _v1_to_v2(card)
+        if spec_of(card) == "v3":
+            return card
+    raw = card.dump()
+    data = raw.setdefault("data", {})
+    filled = set(card._filled)
+    stash = _pop_stash(data)
+    raw["spec"] = V3_SPEC
+    raw["spec_version"] = stash.get("spec_version", "3.0") if stash.get("from") == V3_SPEC else "3.0"
+    if stash:
+        _restore(data, stash)
+        data.setdefault("group_only_greetings", [])
+    else:
+        if "group_only_greetings" not in data:
+            data["group_only_greetings"] = []
+            filled.add("data.group_only_greetings")
+        for i, entry in enumerate(_entry_list(data)):
+            if "use_regex" not in entry:
+                entry["use_regex"] = False
+                filled.add(f"entries.{i}.use_regex")
+    return _validated(raw, filled)
+
+
+def to_v2(card: Card, *, strip_decorators: bool = False) -> Card:
+    """The card as ``chara_card_v2``. V3-only data is stashed in ``data.extensions.interop``.
+
+    ``strip_decorators`` follows the spec's advice for backfilled V2 copies:
+    decorator lines leave ``content`` and go to the stash, restorable on upgrade.
+    """
+    source = spec_of(card)
+    raw = card.dump()
+    filled = set(card._filled)
+    if source == "v2" and not strip_decorators:
+        return card
+    if source == "v1":
+        upgraded = _v1_to_v2(card)
+        return to_v2(upgraded, strip_decorators=strip_decorators) if spec_of(upgraded) == "v3" else upgraded
+    data = raw.setdefault("data", {})
+    stash: dict[str, Any] = {"from": raw.get("spec"), "spec_version": raw.get("spec_version")}
+    moved: dict[str, Any] = {}
+    if source == "v3":
+        for name in V3_ONLY_FIELDS:
+            if name in data:
+                value = data.pop(name)
+                # An empty group_only_greetings is what an upgrade fills in anyway.
+                if f"data.{name}" not in filled and not (name == "group_only_greetings" and value == []):
+                    moved[name] = value
+    entry_stash: dict[str, dict[str, Any]] = {}
+    for i, entry in enumerate(_entry_list(data)):
+        if source == "v3" and f"entries.{i}.use_regex" in filled:
+            entry.pop("use_regex", None)
+        if strip_decorators and isinstance(entry.get("content"), str):
+            parsed = parse_decorators(entry["content"])
+            if parsed.decorators:
+                entry["content"] = parsed.body
+                entry_stash.setdefault(str(i), {})["decorators"] = parsed.prefix
+    if moved:
+        stash["data"] = moved
+    if entry_stash:
+        stash["entries"] = entry_stash
+    raw["spec"] = V2_SPEC
+    raw["spec_version"] = "2.0"
+    if moved or entry_stash or stash["spec_version"] not in ("3.0", None):
+        extensions = data.get("extensions")
+        if not isinstance(extensions, dict):
+            if "extensions" not in data:
+                stash["absent"] = ["extensions"]
+            else:
+                stash["replaced_extensions"] = extensions
+            extensions = data["extensions"] = {}
+        extensions[STASH] = stash
+    return _validated(raw, {f for f in filled if not f.startswith(("data.group_only", "entries."))})
+
+
+def _v1_to_v2(card: Card) -> Card:
+    raw = card.dump()
+    root_stash = raw.get("extensions", {}).get(STASH) if isinstance(raw.get("extensions"), dict) else None
+    data = raw.pop("data", None) or {}
+    filled = set(card._filled)
+    for name in V1_FIELDS:
+        if name in raw and name not in data:
+            data[name] = raw[name]
+    for name, default in V2_REQUIRED_DEFAULTS.items():
+        if name not in data:
+            data[name] = copy.deepcopy(default)
+            filled.add(f"data.{name}")
+    raw["spec"] = V2_SPEC
+    raw["spec_version"] = "2.0"
+    raw["data"] = data
+    if isinstance(root_stash, dict):
+        # A V1 file we wrote earlier: its stash holds the full higher-version card.
+        raw["extensions"].pop(STASH)
+        if not raw["extensions"] and "extensions" in root_stash.get("absent_root", []):
+            raw.pop("extensions")
+        original = root_stash.get("card")
+        if isinstance(original, dict):
+            restored = copy.deepcopy(original)
+            for key, value in raw.items():
+                if key not in ("spec", "spec_version", "data", "extensions", *V1_FIELDS):
+                    restored.setdefault(key, value)
+            return _validated(restored, set())
+    return _validated(raw, filled)
+
+
+def to_v1(card: Card) -> Card:
+    """The card as a TavernAI V1 object: the six V1 fields at the root.
+
+    Everything else goes to root ``extensions.interop.card`` (V1 has no other
+    place), unless all of it was filled in by an upgrade.
+    """
+    if spec_of(card) == "v1":
+        return card
+    raw = card.dump()
+    data = raw.get("data", {})
+    filled = card._filled
+    out: dict[str, Any] = {k: v for k, v in raw.items() if k not in ("spec", "spec_version", "data")}
+    for name in V1_FIELDS:
+        if name in data and f"data.{name}" not in filled:
+            out[name] = data[name]
+    extra = {k: v for k, v in data.items() if k not in V1_FIELDS and f"data.{k}" not in filled}
+    if extra:
+        extensions = out.get("extensions")
+        absent = []
+        if not isinstance(extensions, dict):
+            absent = ["extensions"] if "extensions" not in out else []
+            extensions = out["extensions"] = {}
+        extensions[STASH] = {"card": raw, "absent_root": absent}
+    return _validated(out, set())
+
+
+def _pop_stash(data: dict[str, Any]) -> dict[str, Any]:
+    extensions = data.get("extensions")
+    if isinstance(extensions, dict) and isinstance(extensions.get(STASH), dict):
+        stash = extensions.pop(STASH)
+        if "absent" in stash and "extensions" in stash["absent"] and not extensions:
+            data.pop("extensions")
+        elif "replaced_extensions" in stash and not extensions:
+            data["extensions"] = stash["replaced_extensions"]
+        return stash
+    return {}
+
+
+def _restore(data: dict[str, Any], stash: dict[str, Any]) -> None:
+    for name, value in (stash.get("data") or {}).items():
+        data[name] = value
+    entries = _entry_list(data)
+    for index, saved in (stash.get("entries") or {}).items():
+        try:
+            entry = entries[int(index)]
+        except (ValueError, IndexError):
+            continue
+        if "decorators" in saved and isinstance(entry.get("content"), str):
+            entry["content"] = saved["decorators"] + entry["content"]
+
+
+def upgrade_warning(card: Card) -> None:
+    message = check_spec_version(card)
+    if message:
+        warnings.warn(message, NewerSpecWarning, stacklevel=2)
