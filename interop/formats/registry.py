@@ -35,7 +35,7 @@ class Probe:
     def json(self) -> Any:
         """The parsed JSON if the input is JSON text, else None."""
         head = self.data[:64].lstrip(b"\xef\xbb\xbf \t\r\n")
-        if not head[:1] in (b"{", b"["):
+        if head[:1] not in (b"{", b"["):
             return None
         try:
             return load_json(self.data, limits=self.limits)

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 
-class ArgKind(str, Enum):
+class ArgKind(StrEnum):
     NONE = "none"
     INT = "int"
     STR = "str"

@@ -1,0 +1,236 @@
+"""Declarative field tables per platform (``mappings/<platform>.json``).
+
+Each table says how native fields map onto canonical paths (used by the
+adapter for renames and defaults) and, per target format, what writing a
+canonical path into that format does (used by the fidelity report and the
+docs). Layout: docs/architecture.md, "Mapping tables".
+
+``python -m interop.mappings --write-docs`` renders ``docs/platforms/*.md``;
+``--check`` fails when they are out of date (run in CI).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from .resources import data_dir
+
+Fate = Literal["kept", "translated", "stashed", "approximated", "lost"]
+FATES: tuple[Fate, ...] = ("kept", "translated", "stashed", "approximated", "lost")
+Level = Literal["card", "book", "entry"]
+
+
+@dataclass(frozen=True)
+class FieldMap:
+    level: Level
+    native: str
+    canonical: str | None
+    type: str = ""
+    default: Any = None
+    has_default: bool = False
+    notes: str = ""
+
+
+@dataclass(frozen=True)
+class TargetRule:
+    pattern: str
+    fate: Fate
+    how: str = ""
+    where: str = ""
+    why: str = ""
+
+    @property
+    def detail(self) -> str:
+        return self.how or self.where or self.why
+
+    def specificity(self) -> tuple[int, int]:
+        """More literal segments first; a single-segment wildcard beats ``**``."""
+        segments = self.pattern.split(".")
+        literal = sum(1 for s in segments if s not in ("*", "**"))
+        return (literal, -sum(1 for s in segments if s == "**"))
+
+
+@dataclass(frozen=True)
+class Mapping:
+    platform: str
+    title: str
+    formats: tuple[str, ...]
+    fields: tuple[FieldMap, ...]
+    targets: dict[str, tuple[TargetRule, ...]] = field(default_factory=dict)
+    notes: str = ""
+
+    def fields_at(self, level: Level) -> list[FieldMap]:
+        return [f for f in self.fields if f.level == level]
+
+    def by_native(self, level: Level, native: str) -> FieldMap | None:
+        return next((f for f in self.fields if f.level == level and f.native == native), None)
+
+    def by_canonical(self, level: Level, canonical: str) -> FieldMap | None:
+        return next((f for f in self.fields if f.level == level and f.canonical == canonical), None)
+
+    def defaults(self, level: Level) -> dict[str, Any]:
+        """Native field -> default value, for fields whose table gives one."""
+        return {f.native: f.default for f in self.fields if f.level == level and f.has_default}
+
+    def rule_for(self, target: str, path: str) -> TargetRule | None:
+        """The most specific rule of ``target`` matching canonical ``path`` (``entry.extensions.x.y``)."""
+        rules = [r for r in self.targets.get(target, ()) if path_matches(r.pattern, path)]
+        return max(rules, key=TargetRule.specificity) if rules else None
+
+
+def path_matches(pattern: str, path: str) -> bool:
+    pat = pattern.split(".")
+    parts = path.split(".")
+    return _match(pat, parts)
+
+
+def _match(pat: list[str], parts: list[str]) -> bool:
+    if not pat:
+        return not parts
+    head = pat[0]
+    if head == "**":
+        return True
+    if not parts:
+        return False
+    if head == "*" or head == parts[0]:
+        return _match(pat[1:], parts[1:])
+    return False
+
+
+def _parse(raw: dict[str, Any], source: str) -> Mapping:
+    try:
+        fields = tuple(
+            FieldMap(
+                level=f["level"],
+                native=f["native"],
+                canonical=f.get("canonical"),
+                type=f.get("type", ""),
+                default=f.get("default"),
+                has_default="default" in f,
+                notes=f.get("notes", ""),
+            )
+            for f in raw.get("fields", [])
+        )
+        targets = {
+            name: tuple(
+                TargetRule(r["canonical"], r["fate"], r.get("how", ""), r.get("where", ""), r.get("why", ""))
+                for r in rules
+            )
+            for name, rules in raw.get("targets", {}).items()
+        }
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"{source}: malformed mapping table ({exc})") from None
+    for rules in targets.values():
+        for rule in rules:
+            if rule.fate not in FATES:
+                raise ValueError(f"{source}: unknown fate {rule.fate!r} for {rule.pattern}")
+    return Mapping(
+        platform=raw["platform"],
+        title=raw.get("title", raw["platform"]),
+        formats=tuple(raw.get("formats", [])),
+        fields=fields,
+        targets=targets,
+        notes=raw.get("notes", ""),
+    )
+
+
+def mappings_dir() -> Path:
+    return data_dir("mappings")
+
+
+@functools.cache
+def load(platform: str) -> Mapping:
+    path = mappings_dir() / f"{platform}.json"
+    with path.open(encoding="utf-8") as handle:
+        return _parse(json.load(handle), str(path))
+
+
+def all_mappings() -> list[Mapping]:
+    return [load(p.stem) for p in sorted(mappings_dir().glob("*.json"))]
+
+
+def target_rule(target_format: str, path: str) -> TargetRule | None:
+    """The rule for ``path`` in whichever table describes ``target_format``."""
+    for mapping in all_mappings():
+        if target_format in mapping.targets:
+            return mapping.rule_for(target_format, path)
+    return None
+
+
+# --- docs --------------------------------------------------------------------
+
+
+def _cell(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_platform_doc(mapping: Mapping) -> str:
+    lines = [
+        f"# {mapping.title}",
+        "",
+        f"<!-- generated from mappings/{mapping.platform}.json by `python -m interop.mappings --write-docs`;"
+        " do not edit -->",
+        "",
+    ]
+    if mapping.notes:
+        lines += [mapping.notes, ""]
+    lines += [f"Formats: {', '.join(f'`{f}`' for f in mapping.formats)}", ""]
+    for level in ("card", "book", "entry"):
+        rows = mapping.fields_at(level)  # type: ignore[arg-type]
+        if not rows:
+            continue
+        lines += [f"## {level.capitalize()} fields", "", "| native | canonical | type | default | notes |",
+                  "|---|---|---|---|---|"]
+        for f in rows:
+            default = _cell(f.default) if f.has_default else ""
+            canonical = f"`{f.canonical}`" if f.canonical else "(not mapped)"
+            lines.append(f"| `{f.native}` | {canonical} | {_cell(f.type)} | {default} | {_cell(f.notes)} |")
+        lines.append("")
+    for target, rules in mapping.targets.items():
+        lines += [f"## Writing `{target}`: fate of canonical fields", "", "| canonical path | fate | detail |",
+                  "|---|---|---|"]
+        for rule in rules:
+            lines.append(f"| `{rule.pattern}` | {rule.fate} | {_cell(rule.detail)} |")
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _docs_dir() -> Path:
+    return Path(__file__).resolve().parent.parent / "docs" / "platforms"
+
+
+def rendered_docs() -> dict[Path, str]:
+    return {_docs_dir() / f"{m.platform}.md": render_platform_doc(m) for m in all_mappings()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument("--write-docs", action="store_true")
+    group.add_argument("--check", action="store_true")
+    args = parser.parse_args(argv)
+    stale = []
+    for path, text in rendered_docs().items():
+        current = path.read_text(encoding="utf-8") if path.exists() else None
+        if current == text:
+            continue
+        if args.write_docs:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            print(f"wrote {path}")
+        else:
+            stale.append(path)
+    for path in stale:
+        print(f"out of date: {path} (run python -m interop.mappings --write-docs)", file=sys.stderr)
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
