@@ -202,12 +202,8 @@ def render_platform_doc(mapping: Mapping) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _docs_dir() -> Path:
-    return Path(__file__).resolve().parent.parent / "docs" / "platforms"
-
-
-def rendered_docs() -> dict[Path, str]:
-    return {_docs_dir() / f"{m.platform}.md": render_platform_doc(m) for m in all_mappings()}
+def rendered_docs(docs_dir: Path) -> dict[Path, str]:
+    return {docs_dir / f"{m.platform}.md": render_platform_doc(m) for m in all_mappings()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -215,9 +211,12 @@ def main(argv: list[str] | None = None) -> int:
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--write-docs", action="store_true")
     group.add_argument("--check", action="store_true")
+    parser.add_argument(
+        "--docs", type=Path, default=Path("docs/platforms"), help="output folder (default: %(default)s)"
+    )
     args = parser.parse_args(argv)
     stale = []
-    for path, text in rendered_docs().items():
+    for path, text in rendered_docs(args.docs).items():
         current = path.read_text(encoding="utf-8") if path.exists() else None
         if current == text:
             continue

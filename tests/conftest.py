@@ -41,7 +41,8 @@ def project_files(*subdirs: str) -> list[Path]:
 def corpus_params(files: list[Path], what: str) -> list[object]:
     """pytest params for a file list, or one skipped param explaining why there are none."""
     if not files:
-        return [pytest.param(None, marks=pytest.mark.skip(reason=f"no {what} files found (is ../shared beside the repo?)"))]
+        reason = f"no {what} files found (is ../shared beside the repo?)"
+        return [pytest.param(None, marks=pytest.mark.skip(reason=reason))]
     return [pytest.param(p, id=p.name) for p in files]
 
 

@@ -11,6 +11,9 @@ import click
 from ..errors import InteropError
 
 SKIP_NAMES = {"MANIFEST.tsv", ".DS_Store"}
+# Inside a folder walk, files with these suffixes are documentation or tooling,
+# never cards; a file named explicitly on the command line is always tried.
+NOT_CARD_SUFFIXES = {".md", ".py", ".tsv", ".txt", ".sh", ".toml", ".yaml", ".yml", ".jsonl", ".cfg", ".ini"}
 
 
 def iter_inputs(paths: tuple[str, ...]) -> Iterator[Path]:
@@ -21,7 +24,11 @@ def iter_inputs(paths: tuple[str, ...]) -> Iterator[Path]:
             for root, dirs, files in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for name in sorted(files):
-                    if not name.startswith(".") and name not in SKIP_NAMES:
+                    if (
+                        not name.startswith(".")
+                        and name not in SKIP_NAMES
+                        and Path(name).suffix.lower() not in NOT_CARD_SUFFIXES
+                    ):
                         yield Path(root) / name
         else:
             yield path

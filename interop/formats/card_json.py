@@ -38,9 +38,15 @@ def card_version(obj: dict[str, Any]) -> str | None:
         return "v3"
     if spec == V2_SPEC:
         return "v2"
-    if spec is None and isinstance(obj.get("name"), str) and any(f in obj for f in V1_FIELDS[1:]):
+    if (
+        spec is None
+        and isinstance(obj.get("name"), str)
+        and "entries" not in obj
+        and sum(1 for f in V1_FIELDS[1:] if f in obj) >= 2
+    ):
         return "v1"
-    if spec is None and isinstance(obj.get("data"), dict) and "name" in obj["data"] and "first_mes" in obj["data"]:
+    data = obj.get("data")
+    if spec is None and isinstance(data, dict) and "name" in data and "first_mes" in data:
         return "v2"  # unlabelled V2 data wrapper
     return None
 

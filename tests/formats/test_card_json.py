@@ -1,0 +1,91 @@
+"""Card JSON and spec lorebook formats: detection and read -> write identity."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from deepdiff import DeepDiff
+
+import interop
+from interop.errors import InteropError, InvalidCardError, UnknownFormatError
+from tests.conftest import corpus_params, project_files, shared_files
+
+JSON_FILES = [p for p in project_files("cards") if p.suffix == ".json"] + shared_files("cards-json", "lorebook-v2")
+
+
+@pytest.mark.parametrize("path", corpus_params(JSON_FILES, "card/lorebook JSON"))
+def test_read_write_identity(path: Path) -> None:
+    doc = interop.read(path)
+    out = json.loads(interop.write(doc, doc.format))
+    assert DeepDiff(json.loads(path.read_text(encoding="utf-8")), out) == {}
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("ilse_v3.json", "ccv3"),
+        ("ilse_v2_st_mirror.json", "ccv2"),
+        ("old_tom_v1.json", "ccv1"),
+        ("brasshaven.lorebook_v3.json", "lorebook_v3"),
+        ("brasshaven.lorebook_v3l.json", "lorebook_v3"),
+        ("brasshaven.character_book.json", "character_book"),
+    ],
+)
+def test_detection_by_content(name: str, expected: str) -> None:
+    data = (Path(__file__).parents[2] / "corpus" / "cards" / name).read_bytes()
+    assert interop.detect(data) == expected
+    assert interop.detect(data, filename="misleading.png") == expected
+
+
+@pytest.mark.parametrize("spec", ["lorebook_v3", "lorebook_v3l", "chara_book_v2", "chara_book_v3"])
+def test_lorebook_wrapper_spellings_are_read_and_written_back(spec: str) -> None:
+    raw = {"spec": spec, "data": {"name": "b", "entries": [{"keys": ["k"], "content": "c"}]}}
+    doc = interop.read_bytes(json.dumps(raw).encode())
+    assert doc.format == "lorebook_v3"
+    assert json.loads(interop.write(doc, "lorebook_v3")) == raw
+
+
+def test_card_to_lorebook_and_back() -> None:
+    path = Path(__file__).parents[2] / "corpus" / "cards" / "ilse_v3.json"
+    doc = interop.read(path)
+    book = json.loads(interop.write(doc, "lorebook_v3"))
+    assert book["spec"] == "lorebook_v3"
+    assert book["data"] == json.loads(path.read_text())["data"]["character_book"]
+    card = json.loads(interop.write(interop.read_bytes(json.dumps(book).encode()), "ccv3"))
+    assert card["data"]["character_book"] == book["data"]
+    assert card["data"]["name"] == "Brasshaven Almanac"
+
+
+def test_card_without_book_to_lorebook_is_a_conversion_error() -> None:
+    doc = interop.read(Path(__file__).parents[2] / "corpus" / "cards" / "old_tom_v1.json")
+    with pytest.raises(interop.ConversionError):
+        interop.write(doc, "lorebook_v3")
+
+
+def test_newer_spec_version_warns_and_keeps_fields() -> None:
+    doc = interop.read(Path(__file__).parents[2] / "corpus" / "cards" / "ilse_v3_1_newer.json")
+    assert any("3.1" in w for w in doc.warnings)
+    assert json.loads(interop.write(doc, "ccv3"))["data"]["x_future_field"] == {"v": 3.1}
+
+
+@pytest.mark.parametrize(
+    ("data", "error"),
+    [
+        (b'{"spec": "chara_card_v3", "data": "oops"}', InvalidCardError),
+        (b'{"spec": "chara_card_v3", "data": {"character_book": {"entries": ["x"]}}}', InvalidCardError),
+        (b'{"spec": "chara_card_v3", "data": {"name": "a"', UnknownFormatError),
+        (b"\x00\x01garbage", UnknownFormatError),
+        (b"", InteropError),
+    ],
+)
+def test_bad_input_raises_typed_errors_with_file(data: bytes, error: type[Exception]) -> None:
+    with pytest.raises(error) as info:
+        interop.read_bytes(data, filename="bad.json")
+    assert "bad.json" in str(info.value)
+
+
+def test_truncated_json_with_explicit_format_reports_position() -> None:
+    with pytest.raises(interop.CorruptInputError, match="line 1"):
+        interop.read_bytes(b'{"spec": "chara_card_v3", "data": {', format="ccv3", filename="t.json")

@@ -1,0 +1,91 @@
+"""V1/V2/V3 upgrades and downgrades are lossless (model/versions.py, docs/versions.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from deepdiff import DeepDiff
+from hypothesis import given, settings
+
+from interop.model import Card
+from interop.model.versions import STASH, spec_of, to_v1, to_v2, to_v3
+from tests.conftest import corpus_params, project_files, shared_files
+from tests.strategies import card_v3
+
+CARD_FILES = [p for p in project_files("cards") if p.suffix == ".json" and "lorebook" not in p.name
+              and "character_book" not in p.name] + shared_files("cards-json")
+
+
+def _card(path: Path) -> Card:
+    return Card.model_validate(json.loads(path.read_text(encoding="utf-8")))
+
+
+ROUND_TRIPS = {
+    "v3": [("v2", to_v2, to_v3), ("v1", to_v1, to_v3)],
+    "v2": [("v3", to_v3, to_v2), ("v1", to_v1, to_v2)],
+    "v1": [("v3", to_v3, to_v1), ("v2", to_v2, to_v1)],
+}
+
+
+@pytest.mark.parametrize("path", corpus_params(CARD_FILES, "card JSON"))
+def test_there_and_back_is_identity(path: Path) -> None:
+    card = _card(path)
+    for via, down, up in ROUND_TRIPS[spec_of(card)]:
+        back = up(down(card))
+        assert spec_of(back) == spec_of(card)
+        assert DeepDiff(card.dump(), back.dump()) == {}, f"{spec_of(card)} -> {via} -> {spec_of(card)}"
+
+
+def test_v3_downgrade_stashes_v3_only_fields_in_one_namespace() -> None:
+    card = _card(Path(__file__).parents[2] / "corpus" / "cards" / "ilse_v3.json")
+    v2 = to_v2(card)
+    assert v2.spec == "chara_card_v2" and v2.spec_version == "2.0"
+    stash = v2.data.extensions[STASH]
+    assert set(stash["data"]) == {"assets", "nickname", "creator_notes_multilingual", "source",
+                                  "group_only_greetings", "creation_date", "modification_date"}
+    assert "assets" not in v2.dump()["data"]
+
+
+def test_strip_decorators_moves_them_to_the_stash_and_back() -> None:
+    card = _card(Path(__file__).parents[2] / "corpus" / "cards" / "ilse_v3.json")
+    v2 = to_v2(card, strip_decorators=True)
+    contents = [e.content for e in v2.data.character_book.entries]
+    assert not any(c.lstrip().startswith("@@") for c in contents)
+    assert DeepDiff(card.dump(), to_v3(v2).dump()) == {}
+
+
+def test_newer_spec_version_survives_a_downgrade() -> None:
+    card = _card(Path(__file__).parents[2] / "corpus" / "cards" / "ilse_v3_1_newer.json")
+    assert to_v3(to_v2(card)).spec_version == "3.1"
+
+
+def test_v1_upgrade_fills_required_fields_and_keeps_root_extras() -> None:
+    card = _card(Path(__file__).parents[2] / "corpus" / "cards" / "old_tom_v1.json")
+    v3 = to_v3(card)
+    dumped = v3.dump()
+    assert dumped["data"]["name"] == "Old Tom"
+    assert dumped["data"]["group_only_greetings"] == []
+    assert dumped["data"]["tags"] == []
+    assert dumped["avatar"] == "none"  # V1 root extras stay at the root
+
+
+def test_v2_upgrade_adds_use_regex_and_downgrade_removes_it() -> None:
+    card = _card(Path(__file__).parents[2] / "corpus" / "cards" / "ilse_v2_st_mirror.json")
+    v3 = to_v3(card)
+    assert all(e.use_regex is not None for e in v3.data.character_book.entries)
+    assert DeepDiff(card.dump(), to_v2(v3).dump()) == {}
+
+
+@settings(max_examples=60, deadline=None)
+@given(card_v3)
+def test_random_v3_cards_survive_v2_and_v1(raw: dict) -> None:
+    # Spec-valid V3 (docs/versions.md): the fields V3 requires are present.
+    data = raw.setdefault("data", {})
+    data.setdefault("group_only_greetings", [])
+    for entry in (data.get("character_book") or {}).get("entries", []):
+        entry.setdefault("use_regex", False)
+    card = Card.model_validate(raw)
+    assert DeepDiff(card.dump(), to_v3(to_v2(card)).dump()) == {}
+    assert DeepDiff(card.dump(), to_v3(to_v1(card)).dump()) == {}
