@@ -76,6 +76,8 @@ def read_bytes(
     if format is None:
         found = _detect(probe)
         if not found:
+            if probe.json_error is not None:
+                raise probe.json_error  # JSON that does not parse: say where, not just "unknown"
             raise UnknownFormatError(_unknown_reason(data), file=filename)
         format = found[0].format
     try:

@@ -20,6 +20,13 @@ def test_platform_docs_match_the_mapping_tables() -> None:
     assert not stale, f"run `python -m interop.mappings --write-docs`: stale {stale}"
 
 
+def test_readme_format_table_is_current() -> None:
+    from interop.formats import table
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert table.updated(readme) == readme, "run `python -m interop.formats.table --write`"
+
+
 def test_ruff_is_clean() -> None:
     ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
     if not Path(ruff).exists():

@@ -47,12 +47,23 @@ class InteropGroup(click.Group):
 
 @click.group(cls=InteropGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--debug", is_flag=True, help="Show Python tracebacks on errors.")
+@click.option(
+    "--limit",
+    "limits",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Override an input size limit, e.g. --limit max_file_bytes=1e9 --limit max_json_depth=512 "
+    "(names: see interop.limits.Limits).",
+)
 @click.version_option(package_name="interop")
 @click.pass_context
-def cli(ctx: click.Context, debug: bool) -> None:
+def cli(ctx: click.Context, debug: bool, limits: tuple[str, ...]) -> None:
     """Move character cards and lorebooks between SillyTavern, RisuAI, Agnai and NovelAI without losing data."""
+    from .common import parse_limits
+
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug
+    ctx.obj["limits"] = parse_limits(limits)
 
 
 def _register() -> None:

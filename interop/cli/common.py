@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import click
 
 from ..errors import InteropError
+from ..limits import DEFAULT_LIMITS, Limits
 
 SKIP_NAMES = {"MANIFEST.tsv", ".DS_Store"}
 # Inside a folder walk, files with these suffixes are documentation or tooling,
@@ -38,6 +40,32 @@ def report_error(exc: InteropError, debug: bool) -> None:
     if debug:
         raise exc
     click.echo(f"interop: error: {exc}", err=True)
+
+
+def parse_limits(items: tuple[str, ...]) -> Limits:
+    """``NAME=VALUE`` pairs over the default limits (a usage error names the bad one)."""
+    values: dict[str, int | float] = {}
+    known = {f.name: f.type for f in dataclasses.fields(Limits)}
+    for item in items:
+        name, sep, raw = item.partition("=")
+        if not sep or name not in known:
+            raise click.BadParameter(f"{item!r}: expected NAME=VALUE with NAME in {', '.join(known)}", param_hint="--limit")
+        try:
+            number = float(raw)
+        except ValueError:
+            raise click.BadParameter(f"{item!r}: {raw!r} is not a number", param_hint="--limit") from None
+        values[name] = number if name == "max_compression_ratio" else int(number)
+    return dataclasses.replace(DEFAULT_LIMITS, **values) if values else DEFAULT_LIMITS
+
+
+def current_limits() -> Limits:
+    """The limits set with the global ``--limit`` option (defaults otherwise)."""
+    ctx = click.get_current_context(silent=True)
+    while ctx is not None:
+        if ctx.obj and "limits" in ctx.obj:
+            return ctx.obj["limits"]
+        ctx = ctx.parent
+    return DEFAULT_LIMITS
 
 
 def debug_enabled() -> bool:

@@ -1,15 +1,19 @@
-"""``interop convert``: one file to another format."""
+"""``interop convert``: one file to another format, with its fidelity report."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
 
 from ..api import read, write
+from ..fidelity import fidelity_report
+from ..fidelity.render import summary_lines
 from ..formats.registry import get_format
 from ..io import write_atomic
-from .common import format_choice
+from . import EXIT_CHECK_FAILED
+from .common import current_limits, format_choice
 
 
 def default_output(source: Path, target: str) -> Path:
@@ -24,15 +28,54 @@ def default_output(source: Path, target: str) -> Path:
 @click.option("--from", "source_format", default=None, help="Skip detection and read as this format.")
 @click.option("--image", type=click.Path(exists=True, dir_okay=False), help="Picture for PNG output.")
 @click.option("--compact", is_flag=True, help="Write JSON without indentation.")
+@click.option(
+    "--report",
+    "report_path",
+    type=click.Path(dir_okay=False),
+    help="Also write the fidelity report as JSON (docs/fidelity-report.schema.json).",
+)
+@click.option(
+    "--strict", is_flag=True, help="Exit 1 when any field is approximated or lost (the output is still written)."
+)
+@click.option("--details", is_flag=True, help="List every field of the report, not groups.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only the conversion line, not the fidelity table.")
 def command(
-    source: str, target: str, output: str | None, source_format: str | None, image: str | None, compact: bool
+    source: str,
+    target: str,
+    output: str | None,
+    source_format: str | None,
+    image: str | None,
+    compact: bool,
+    report_path: str | None,
+    strict: bool,
+    details: bool,
+    quiet: bool,
 ) -> None:
-    """Convert SOURCE to another format. The input file is never modified."""
-    doc = read(source, format=source_format)
+    """Convert SOURCE to another format. The input file is never modified.
+
+    Every conversion is checked: the output is read back and compared with the
+    source, and each source field is reported as kept, translated, stashed,
+    approximated or lost (docs/fidelity.md).
+    """
+    doc = read(source, format=source_format, limits=current_limits())
     image_bytes = Path(image).read_bytes() if image else None
     data = write(doc, target, image=image_bytes, pretty=not compact)
+    report = fidelity_report(doc, target, data)
     out = Path(output) if output else default_output(Path(source), target)
-    write_atomic(out, data, inputs=[source] + ([image] if image else []))
+    inputs = [source] + ([image] if image else [])
+    write_atomic(out, data, inputs=inputs)
     for warning in doc.warnings:
         click.secho(f"warning: {warning}", fg="yellow", err=True)
     click.echo(f"{source} ({doc.format}) -> {out} ({target})")
+    if not quiet:
+        for line in summary_lines(report, verbose=details):
+            click.echo(line)
+    if report_path:
+        text = json.dumps(report.to_json(), ensure_ascii=False, indent=2) + "\n"
+        write_atomic(Path(report_path), text.encode("utf-8"), inputs=[*inputs, out])
+    if strict and report.has_losses:
+        counts = report.counts
+        click.secho(
+            f"strict: {counts['approximated']} approximated and {counts['lost']} lost field(s)", fg="red", err=True
+        )
+        raise SystemExit(EXIT_CHECK_FAILED)

@@ -13,7 +13,7 @@ from ..document import Document
 from ..errors import InteropError
 from ..formats.registry import get_format
 from . import EXIT_INPUT
-from .common import debug_enabled, iter_inputs, report_error
+from .common import current_limits, debug_enabled, iter_inputs, report_error
 
 
 def summarize(doc: Document, path: Path) -> dict[str, Any]:
@@ -78,7 +78,7 @@ def command(paths: tuple[str, ...], as_json: bool, fmt: str | None) -> None:
     failed = 0
     for path in iter_inputs(paths):
         try:
-            doc = read(path, format=fmt)
+            doc = read(path, format=fmt, limits=current_limits())
         except InteropError as exc:
             failed += 1
             report_error(exc, debug_enabled())

@@ -8,7 +8,7 @@ from ..api import read
 from ..errors import InteropError
 from ..validation import validate_document
 from . import EXIT_CHECK_FAILED, EXIT_INPUT
-from .common import debug_enabled, iter_inputs, report_error
+from .common import current_limits, debug_enabled, iter_inputs, report_error
 
 
 @click.command("validate")
@@ -25,7 +25,7 @@ def command(paths: tuple[str, ...], strict: bool) -> None:
     invalid = 0
     for path in iter_inputs(paths):
         try:
-            doc = read(path)
+            doc = read(path, limits=current_limits())
         except InteropError as exc:
             unreadable += 1
             report_error(exc, debug_enabled())

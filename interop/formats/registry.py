@@ -31,6 +31,9 @@ class Probe:
     def suffix(self) -> str:
         return PurePath(self.filename).suffix.lower() if self.filename else ""
 
+    json_error: InteropError | None = None
+    """Why input that looks like JSON did not parse (reported when no format claims it)."""
+
     @functools.cached_property
     def json(self) -> Any:
         """The parsed JSON if the input is JSON text, else None."""
@@ -38,8 +41,9 @@ class Probe:
         if head[:1] not in (b"{", b"["):
             return None
         try:
-            return load_json(self.data, limits=self.limits)
-        except InteropError:
+            return load_json(self.data, file=self.filename, limits=self.limits)
+        except InteropError as exc:
+            self.json_error = exc
             return None
 
     @property

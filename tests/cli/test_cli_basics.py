@@ -102,3 +102,12 @@ def test_schema_exports_the_canonical_model() -> None:
     assert entry["keys"] == {"items": {"type": "string"}, "title": "Keys", "type": "array"}
     code, out, _ = run("schema", "--model", "lorebook")
     assert "entries" in json.loads(out)["$defs"]["Lorebook"]["properties"]
+
+
+def test_limits_are_configurable_from_the_cli() -> None:
+    code, _, err = run("--limit", "max_json_depth=3", "inspect", str(CARDS / "ilse_v3.json"))
+    assert code == EXIT_INPUT
+    assert "nesting deeper than 3" in err
+    code, _, err = run("--limit", "bogus=3", "inspect", str(CARDS / "ilse_v3.json"))
+    assert code == 2
+    assert "bogus" in err

@@ -75,7 +75,7 @@ def test_newer_spec_version_warns_and_keeps_fields() -> None:
     [
         (b'{"spec": "chara_card_v3", "data": "oops"}', InvalidCardError),
         (b'{"spec": "chara_card_v3", "data": {"character_book": {"entries": ["x"]}}}', InvalidCardError),
-        (b'{"spec": "chara_card_v3", "data": {"name": "a"', UnknownFormatError),
+        (b'{"spec": "chara_card_v3", "data": {"name": "a"', interop.CorruptInputError),
         (b"\x00\x01garbage", UnknownFormatError),
         (b"", InteropError),
     ],
