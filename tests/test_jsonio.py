@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from interop.errors import CorruptInputError, LimitExceededError
-from interop.jsonio import _deeper_than, load_json
+from interop.jsonio import _depth_within, load_json
 from interop.limits import Limits
 
 
@@ -16,8 +16,11 @@ def test_depth_limit_is_enforced_before_parsing() -> None:
 
 
 def test_brackets_inside_strings_do_not_count() -> None:
-    assert not _deeper_than(b'[{"a": "[[[[[[\\"[[[["}]', 2)
-    assert _deeper_than(b'[{"a": "x", "b": [[1]]}]', 3)
+    with pytest.raises(LimitExceededError):
+        load_json(b'[{"a": [[1]]}]', limits=Limits(max_json_depth=3))
+    assert load_json(b'[{"a": "[[[[[[\\"[[[["}]', limits=Limits(max_json_depth=2))
+    assert _depth_within([{"a": "x", "b": [[1]]}], 4)
+    assert not _depth_within([{"a": "x", "b": [[1]]}], 3)
 
 
 def test_custom_depth_limit() -> None:

@@ -67,9 +67,9 @@ def cli(ctx: click.Context, debug: bool, limits: tuple[str, ...]) -> None:
 
 
 def _register() -> None:
-    from . import convert_cmd, inspect_cmd, schema_cmd, validate_cmd
+    from . import activate_cmd, convert_cmd, inspect_cmd, schema_cmd, validate_cmd
 
-    for module in (inspect_cmd, convert_cmd, validate_cmd, schema_cmd):
+    for module in (inspect_cmd, convert_cmd, validate_cmd, schema_cmd, activate_cmd):
         cli.add_command(module.command)
 
 

@@ -49,7 +49,9 @@ def parse_limits(items: tuple[str, ...]) -> Limits:
     for item in items:
         name, sep, raw = item.partition("=")
         if not sep or name not in known:
-            raise click.BadParameter(f"{item!r}: expected NAME=VALUE with NAME in {', '.join(known)}", param_hint="--limit")
+            raise click.BadParameter(
+                f"{item!r}: expected NAME=VALUE with NAME in {', '.join(known)}", param_hint="--limit"
+            )
         try:
             number = float(raw)
         except ValueError:

@@ -14,6 +14,14 @@ from .registry import Format, Probe, ReadContext, WriteContext, all_formats, get
 FORMAT_MODULES = (
     "card_json",
     "lorebook_json",
+    "png_card",
+    "charx_card",
+    "agnai",
+    "agnai_character",
+    "novelai",
+    "novelai_containers",
+    "sillytavern",
+    "risu",
 )
 
 _loaded = False

@@ -79,6 +79,9 @@ SPEC_DECORATORS: dict[str, DecoratorSpec] = {d.name: d for d in _SPEC}
 RISU_DECORATORS: dict[str, DecoratorSpec] = {d.name: d for d in _RISU}
 KNOWN_DECORATORS: dict[str, DecoratorSpec] = {**SPEC_DECORATORS, **RISU_DECORATORS}
 ROLES = ("system", "user", "assistant")
+# JavaScript's String.prototype.trim() set, which Risu's parser uses; Python's str.strip()
+# differs (it also strips \x1c-\x1f and \x85, and keeps \ufeff).
+JS_WHITESPACE = "\t\n\v\f\r \u00a0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff" + "".join(map(chr, range(0x2000, 0x200B)))
 
 
 @dataclass(frozen=True)
@@ -158,7 +161,7 @@ class ParsedContent:
     @property
     def prompt_text(self) -> str:
         """What a decorator-aware app inserts: the body with surrounding white space trimmed."""
-        return self.body.strip()
+        return self.body.strip(JS_WHITESPACE)
 
     def __iter__(self) -> Iterator[Decorator]:
         return iter(self.decorators)
@@ -180,7 +183,11 @@ class ParsedContent:
         """
         honoured: list[Decorator] = []
         for deco in self.decorators:
+            if deco.fallback:
+                continue  # @@@ lines with no decorator above them never run
             for link in deco.chain():
+                if not link.name:
+                    break  # an empty name calls nothing and ends the chain (as ccardlib does)
                 if accept(link):
                     honoured.append(link)
                     break
@@ -205,7 +212,7 @@ def _parse_line(line: str, fallback: bool) -> Decorator:
     if fallback and name == "end" and not rest:
         # Legacy: a bare "@@@end" is "@@end", a primary decorator.
         return Decorator(name="end", args=(), line=line, fallback=False)
-    args = tuple(part.strip() for part in rest.split(",") if part.strip())
+    args = tuple(part.strip(JS_WHITESPACE) for part in rest.split(",") if part.strip(JS_WHITESPACE))
     return Decorator(name=name, args=args, line=line, fallback=fallback)
 
 
@@ -213,14 +220,14 @@ def parse_decorators(content: str | None) -> ParsedContent:
     """Split ``content`` into decorators and body without changing a byte."""
     if not content or "@@" not in content:
         return ParsedContent(prefix="", body=content or "")
-    stripped = content.lstrip()
+    stripped = content.lstrip(JS_WHITESPACE)
     offset = len(content) - len(stripped)
     decorators: list[Decorator] = []
     pos = offset
     while pos < len(content):
         end = content.find("\n", pos)
         line_end = len(content) if end == -1 else end + 1
-        line = content[pos:line_end].strip()
+        line = content[pos:line_end].strip(JS_WHITESPACE)
         if not line.startswith("@@"):
             break
         deco = _parse_line(line, fallback=line.startswith("@@@"))

@@ -213,7 +213,9 @@ def to_v1(card: Card) -> Card:
     raw = card.dump()
     data = raw.get("data", {})
     filled = card._filled
-    out: dict[str, Any] = {k: v for k, v in raw.items() if k not in ("spec", "spec_version", "data")}
+    out: dict[str, Any] = {
+        k: copy.deepcopy(v) for k, v in raw.items() if k not in ("spec", "spec_version", "data")
+    }
     for name in V1_FIELDS:
         if name in data and f"data.{name}" not in filled:
             out[name] = data[name]
@@ -224,7 +226,8 @@ def to_v1(card: Card) -> Card:
         if not isinstance(extensions, dict):
             absent = ["extensions"] if "extensions" not in out else []
             extensions = out["extensions"] = {}
-        extensions[STASH] = {"card": raw, "absent_root": absent}
+        # A deep copy: the root ``extensions`` of ``out`` may be the very dict inside ``raw``.
+        extensions[STASH] = {"card": copy.deepcopy(raw), "absent_root": absent}
     return _validated(out, set())
 
 

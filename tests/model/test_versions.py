@@ -89,3 +89,22 @@ def test_random_v3_cards_survive_v2_and_v1(raw: dict) -> None:
     card = Card.model_validate(raw)
     assert DeepDiff(card.dump(), to_v3(to_v2(card)).dump()) == {}
     assert DeepDiff(card.dump(), to_v3(to_v1(card)).dump()) == {}
+
+
+def test_v1_stash_does_not_alias_root_extensions() -> None:
+    # A card whose root already has an ``extensions`` object (some V2 exporters mirror it there).
+    raw = json.loads((Path(__file__).parents[2] / "corpus" / "cards" / "ilse_v3.json").read_text())
+    raw["extensions"] = {"root_tool": {"x": 1}}
+    card = Card.model_validate(raw)
+    v1 = to_v1(card)
+    json.dumps(v1.dump())  # no circular reference
+    assert DeepDiff(card.dump(), to_v3(v1).dump()) == {}
+
+
+def test_book_of_a_v1_file_is_found_in_its_stash() -> None:
+    import interop
+
+    path = Path(__file__).parents[2] / "corpus" / "cards" / "ilse_v3.json"
+    v1_bytes = interop.write(interop.read(path), "ccv1")
+    book = json.loads(interop.write(interop.read_bytes(v1_bytes), "lorebook_v3"))
+    assert book["data"] == json.loads(path.read_text())["data"]["character_book"]

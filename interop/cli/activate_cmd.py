@@ -1,0 +1,147 @@
+"""``interop activate``: which lorebook entries a platform injects for a chat, and why."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+import click
+
+from ..engine import PROFILES, get_profile, load_books, load_chat, simulate
+from ..engine.result import Result
+from ..errors import InteropError
+
+
+def _print_activated(result: Result) -> None:
+    click.secho(
+        f"turn {result.turn} ({result.platform}): {len(result.activated)} entries injected, "
+        f"{result.tokens_used} tokens" + (f" of a {result.budget}-token budget" if result.budget else ""),
+        bold=True,
+    )
+    for act in result.activated:
+        where = act.position
+        if act.depth is not None:
+            where += f" depth={act.depth}"
+        if act.role:
+            where += f" role={act.role}"
+        if act.outlet:
+            where += f" outlet={act.outlet}"
+        preview = " ".join(act.content.split())
+        preview = preview if len(preview) <= 70 else preview[:67] + "..."
+        click.echo(f"  [{where}] order={act.order} {act.entry_id} {act.title!r}: {preview}")
+
+
+def _print_log(result: Result) -> None:
+    click.echo("  request log:")
+    rows = [("entry", "fired", "reason", "step", "key", "where", "detail")]
+    for r in result.log:
+        rows.append(
+            (r.entry_id, "yes" if r.fired else "no", r.reason, str(r.step or ""), r.key or "", r.where or "", r.detail)
+        )
+    widths = [min(max(len(row[i]) for row in rows), 32) for i in range(6)]
+    for number, row in enumerate(rows):
+        cells = [row[i][: widths[i]].ljust(widths[i]) for i in range(6)]
+        click.echo("    " + "  ".join(cells) + "  " + row[6])
+        record = result.log[number - 1] if number else None
+        # Earlier passes' decisions, e.g. the roll an inclusion group was lost in (matches are implied).
+        for note in record.earlier if record else ():
+            if ": key_match" not in note:
+                click.echo(f"      earlier {note}")
+    for warning in result.warnings:
+        click.secho(f"  warning: {warning}", fg="yellow")
+
+
+def profile_settings(platform: str, overrides: tuple[str, ...]) -> Any:
+    """The profile's default settings with ``NAME=VALUE`` overrides (VALUE parsed as JSON, else text)."""
+    settings = get_profile(platform).default_settings()
+    known = {f.name for f in dataclasses.fields(settings)}
+    changes: dict[str, Any] = {}
+    for item in overrides:
+        name, sep, raw = item.partition("=")
+        if not sep or name not in known:
+            raise click.BadParameter(
+                f"{item!r}: expected NAME=VALUE with NAME one of {', '.join(sorted(known))}", param_hint="--setting"
+            )
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw
+        changes[name] = tuple(value) if isinstance(value, list) else value
+    return dataclasses.replace(settings, **changes)
+
+
+@click.command("activate")
+@click.argument("books", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--chat",
+    "chat_path",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="Chat as JSON Lines (docs/engine.md).",
+)
+@click.option(
+    "--platform",
+    type=click.Choice(sorted(PROFILES)),
+    default="sillytavern",
+    show_default=True,
+    help="Whose activation rules to apply.",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed for probability and group rolls.")
+@click.option(
+    "--turn",
+    type=int,
+    default=None,
+    help="Evaluate the prompt built on the first N messages (default: the whole chat).",
+)
+@click.option(
+    "--setting",
+    "overrides",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Override a profile setting, VALUE as JSON (e.g. max_context=4096, recursive=false). Repeatable.",
+)
+@click.option("--all-turns", is_flag=True, help="Show every turn of the chat, not only the last.")
+@click.option("--trace", is_flag=True, help="Also print the request log: why each entry fired or not.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+def command(
+    books: tuple[str, ...],
+    chat_path: str,
+    platform: str,
+    seed: int,
+    turn: int | None,
+    overrides: tuple[str, ...],
+    all_turns: bool,
+    trace: bool,
+    as_json: bool,
+) -> None:
+    """Simulate lorebook activation: which entries a platform injects for a chat, and why.
+
+    BOOK... are pooled as the platform does; the injected entries are printed in prompt order.
+
+    Earlier turns are simulated first so timed effects (sticky, cooldown) and
+    decorator state carry over exactly as in a real chat.
+    """
+    chat = load_chat(chat_path)
+    pooled = load_books(list(books), platform)
+    turns = chat.turns()
+    if turn is not None:
+        if turn < 0 or turn > len(chat.messages):
+            raise InteropError(f"--turn must be between 0 and {len(chat.messages)}", file=chat_path)
+        turns = [t for t in turns if t < turn] + [turn]
+    settings = profile_settings(platform, overrides)
+    results = simulate(pooled, chat, platform, settings=settings, seed=seed, turns=turns)
+    shown = results if all_turns else results[-1:]
+    if as_json:
+        payload: list[dict[str, Any]] = []
+        for result in shown:
+            data = result.to_dict()
+            if not trace:
+                data.pop("log")
+            payload.append(data)
+        click.echo(json.dumps(payload if all_turns else payload[0], ensure_ascii=False, indent=2, default=str))
+        return
+    for result in shown:
+        _print_activated(result)
+        if trace:
+            _print_log(result)

@@ -1,0 +1,1 @@
+"""Byte containers (PNG chunks, zip archives, Risu modules): bytes in, parts out, no card semantics."""

@@ -1,0 +1,100 @@
+"""What every platform profile provides, and the bridge to the platform adapters."""
+
+from __future__ import annotations
+
+import importlib
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any
+
+from ...errors import ConversionError
+from ...model import Lorebook
+from ..chat import Chat
+from ..result import EntryInfo, Result
+from ..state import ChatState
+from ..tokenizers import Tokenizer
+
+
+class Profile(ABC):
+    """One platform's activation semantics over that platform's native entries."""
+
+    name: str
+
+    @abstractmethod
+    def default_settings(self) -> Any: ...
+
+    @abstractmethod
+    def prepare(self, books: Sequence[Any], settings: Any = None) -> Any:
+        """Native books (or canonical ``Lorebook`` objects, converted by the adapter) -> a prepared pool."""
+
+    @abstractmethod
+    def entries(self, prepared: Any) -> list[EntryInfo]:
+        """Every entry of the pool, in pool order, with its identity."""
+
+    @abstractmethod
+    def evaluate(
+        self,
+        prepared: Any,
+        chat: Chat,
+        settings: Any,
+        state: ChatState,
+        rng: random.Random,
+        tokenizer: Tokenizer,
+    ) -> Result: ...
+
+
+def adapter_convert(book: Lorebook, module: str, function: str, platform: str) -> Any:
+    """Convert a canonical lorebook to ``platform``'s native shape with its adapter.
+
+    The engine never carries its own converter: a migrated file must be judged
+    exactly as the adapter writes it.
+    """
+    try:
+        adapter = importlib.import_module(f"interop.formats.{module}")
+    except ImportError as exc:
+        raise ConversionError(
+            f"the {platform} adapter (interop.formats.{module}) is not available, so a canonical lorebook "
+            f"cannot be evaluated with the {platform} profile; pass a native {platform} lorebook instead ({exc})"
+        ) from None
+    convert = getattr(adapter, function, None)
+    if convert is None:
+        raise ConversionError(
+            f"interop.formats.{module} has no {function}(); cannot evaluate a canonical lorebook "
+            f"with the {platform} profile"
+        )
+    return convert(book)
+
+
+def js_parse_int(value: Any) -> int | None:
+    """JavaScript ``parseInt(String(value))``: leading sign and digits, None for NaN."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value) if value == value and abs(value) != float("inf") else None
+    text = str(value).strip()
+    sign = 1
+    if text[:1] in "+-" and text:
+        sign = -1 if text[0] == "-" else 1
+        text = text[1:]
+    digits = ""
+    for ch in text:
+        if ch.isdigit() and ch.isascii():
+            digits += ch
+        else:
+            break
+    return sign * int(digits) if digits else None
+
+
+def js_slice(items: Sequence[Any], start: int, end: int | None = None) -> list[Any]:
+    """``Array.prototype.slice`` with JavaScript's negative-index rules."""
+    n = len(items)
+
+    def clamp(i: int) -> int:
+        return max(n + i, 0) if i < 0 else min(i, n)
+
+    lo = clamp(start)
+    hi = n if end is None else clamp(end)
+    return list(items[lo:hi]) if lo < hi else []

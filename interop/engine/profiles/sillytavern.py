@@ -1,0 +1,484 @@
+"""SillyTavern World Info activation (sillytavern.md §7, §1.2-1.4), over native world dicts.
+
+Entries are read as ST's runtime sees a world file: absent fields behave as
+JavaScript ``undefined`` (no template fill), except where ``undefined`` would
+make an entry unsortable or unplaceable (``order`` 100, ``position`` 0,
+``depth`` 4, ``role`` system, ``groupWeight`` 100: the template values).
+
+Speed: plain keys of every entry go into one ``KeyIndex`` (Aho-Corasick per
+case class). Each scan segment (a message, a match* source, a recursion
+chunk) is scanned once; an entry is a candidate in a pass only if one of its
+keys occurs in a segment inside its window, or it can fire without keys
+(constant, sticky, ``@@activate``), or it needs the exact per-entry path
+(regex keys, macro keys). Candidates then go through ST's checks in ST's
+order; everything else is explained lazily in the log.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from ...errors import InvalidCardError
+from ...model import Lorebook
+from ..chat import Chat
+from ..jsregex import DEFAULT_TIMEOUT, JSRegex, Untranslatable, compile_js
+from ..keyindex import KeyIndex
+from ..result import EntryInfo, LogRecord, Reason, Result
+from ..state import ChatState
+from ..tokenizers import Tokenizer
+from .base import Profile, adapter_convert
+
+POSITIONS = {
+    0: "before_char",
+    1: "after_char",
+    2: "an_top",
+    3: "an_bottom",
+    4: "at_depth",
+    5: "em_top",
+    6: "em_bottom",
+    7: "outlet",
+}
+ROLES = {0: "system", 1: "user", 2: "assistant"}
+LOGIC_NAMES = {0: "AND_ANY", 1: "NOT_ALL", 2: "NOT_ANY", 3: "AND_ALL"}
+AND_ANY, NOT_ALL, NOT_ANY, AND_ALL = 0, 1, 2, 3
+DEFAULT_DEPTH = 4
+DEFAULT_WEIGHT = 100
+MAX_SCAN_DEPTH = 1000
+KNOWN_DECORATORS = ("@@activate", "@@dont_activate")
+SOURCES = (
+    ("matchPersonaDescription", "persona"),
+    ("matchCharacterDescription", "description"),
+    ("matchCharacterPersonality", "personality"),
+    ("matchCharacterDepthPrompt", "depth_prompt"),
+    ("matchScenario", "scenario"),
+    ("matchCreatorNotes", "creator_notes"),
+)
+INITIAL, RECURSION, MIN_ACTIVATIONS = 1, 2, 3
+STATE_NAMES = {INITIAL: "initial", RECURSION: "recursion", MIN_ACTIVATIONS: "min_activations"}
+BOOK_KINDS = ("chat", "persona", "character", "global")
+UNUSABLE = "unusable-regex"
+
+
+@dataclass
+class STSettings:
+    """``world_info_settings``. Defaults: the shipped ``default/content/settings.json`` (what a new
+    install runs with); ``code_defaults()`` gives the values hard-coded in world-info.js instead
+    (they differ in ``recursive`` and ``match_whole_words``, sillytavern.md §1.4)."""
+
+    depth: int = 2
+    min_activations: int = 0
+    min_activations_depth_max: int = 0
+    budget: float = 25  # percent of max_context
+    budget_cap: int = 0
+    include_names: bool = True
+    recursive: bool = True
+    max_recursion_steps: int = 0
+    case_sensitive: bool = False
+    match_whole_words: bool = True
+    use_group_scoring: bool = False
+    character_strategy: int = 1  # 0 evenly, 1 character_first, 2 global_first
+    max_context: int = 8192  # the generation's context size (ours: not a WI setting)
+    scan_injects: tuple[str, ...] = ()  # extension prompts flagged "scan" (e.g. Author's Note)
+    dry_run: bool = False  # dry runs read but never write timed effects
+    regex_timeout: float = DEFAULT_TIMEOUT
+
+    @classmethod
+    def code_defaults(cls, **overrides: Any) -> STSettings:
+        return cls(**{"recursive": False, "match_whole_words": False, **overrides})
+
+    @classmethod
+    def from_settings_json(cls, settings: dict[str, Any], **overrides: Any) -> STSettings:
+        """From ST's ``settings.json`` (its ``world_info_settings`` object or the object itself)."""
+        source = settings.get("world_info_settings", settings)
+        names = {
+            "world_info_depth": "depth",
+            "world_info_min_activations": "min_activations",
+            "world_info_min_activations_depth_max": "min_activations_depth_max",
+            "world_info_budget": "budget",
+            "world_info_budget_cap": "budget_cap",
+            "world_info_include_names": "include_names",
+            "world_info_recursive": "recursive",
+            "world_info_max_recursion_steps": "max_recursion_steps",
+            "world_info_case_sensitive": "case_sensitive",
+            "world_info_match_whole_words": "match_whole_words",
+            "world_info_use_group_scoring": "use_group_scoring",
+            "world_info_character_strategy": "character_strategy",
+        }
+        known = {f.name: f.type for f in fields(cls)}
+        values: dict[str, Any] = {}
+        for native, ours in names.items():
+            if native in source and ours in known:
+                values[ours] = source[native]
+        if isinstance(values.get("budget"), int | float) and values["budget"] > 100:
+            values["budget"] = 25  # ST migrates old absolute budgets to 25 %
+        values.update(overrides)
+        return cls(**values)
+
+
+@dataclass
+class STBook:
+    """One world file in the pool. ``kind`` decides the sort group (chat, persona, character, global)."""
+
+    name: str
+    world: dict[str, Any]
+    kind: str = "global"
+
+
+def _flag(raw: dict[str, Any], name: str) -> bool:
+    """A JS truthiness test of an optional field."""
+    value = raw.get(name)
+    return bool(value) and value == value  # NaN is falsy
+
+
+def _number(raw: dict[str, Any], name: str, default: float | None) -> float | None:
+    value = raw.get(name)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return default
+    return value
+
+
+def _optional_bool(raw: dict[str, Any], name: str) -> bool | None:
+    value = raw.get(name)
+    return None if value is None else bool(value)
+
+
+def parse_st_decorators(content: str) -> tuple[list[str], str]:
+    """ST's own ``parseDecorators``: only when the content starts with ``@@`` exactly; a line is
+    known when it starts with ``@@activate`` or ``@@dont_activate`` (prefix test, so
+    ``@@activate_only_after`` counts as known but never equals ``@@activate``); ``@@@`` lines are
+    read only after an unknown line; the block ends at the first line not starting with ``@@``."""
+    if not content.startswith("@@"):
+        return [], content
+    lines = content.split("\n")
+    decorators: list[str] = []
+    fallback = False
+    body = content
+    for index, line in enumerate(lines):
+        if not line.startswith("@@"):
+            body = "\n".join(lines[index:])
+            break
+        if line.startswith("@@@") and not fallback:
+            continue
+        probe = line[1:] if line.startswith("@@@") else line
+        if any(probe.startswith(name) for name in KNOWN_DECORATORS):
+            decorators.append(probe)
+            fallback = False
+        else:
+            fallback = True
+    return decorators, body
+
+
+class STEntry:
+    """A world-info entry as checkWorldInfo reads it."""
+
+    __slots__ = (
+        "book",
+        "case_sensitive",
+        "character_filter",
+        "comment",
+        "constant",
+        "content",
+        "cooldown",
+        "decorators",
+        "delay",
+        "delay_until_recursion",
+        "depth",
+        "disable",
+        "entry_id",
+        "exclude_recursion",
+        "fast_primary",
+        "fast_secondary",
+        "group",
+        "group_override",
+        "group_weight",
+        "hash",
+        "ignore_budget",
+        "index",
+        "keys",
+        "match_whole_words",
+        "order",
+        "outlet",
+        "plain_gate",
+        "position",
+        "prevent_recursion",
+        "probability",
+        "raw",
+        "role",
+        "scan_depth",
+        "secondary",
+        "selective",
+        "selective_logic",
+        "seq",
+        "slow",
+        "sources",
+        "sticky",
+        "triggers",
+        "uid",
+        "use_group_scoring",
+        "use_probability",
+    )
+
+    def __init__(self, book: str, uid: Any, raw: dict[str, Any]) -> None:
+        self.book = book
+        self.uid = raw.get("uid", uid)
+        self.entry_id = f"{book}.{self.uid}"
+        self.raw = raw
+        keys = raw.get("key")
+        self.keys = [k if isinstance(k, str) else str(k) for k in keys] if isinstance(keys, list) else None
+        secondary = raw.get("keysecondary")
+        self.secondary = [k if isinstance(k, str) else str(k) for k in secondary] if isinstance(secondary, list) else []
+        self.comment = raw.get("comment") if isinstance(raw.get("comment"), str) else ""
+        content = raw.get("content") if isinstance(raw.get("content"), str) else ""
+        self.decorators, self.content = parse_st_decorators(content)
+        self.constant = _flag(raw, "constant")
+        self.selective = _flag(raw, "selective")
+        logic = raw.get("selectiveLogic")
+        self.selective_logic = logic if isinstance(logic, int) and not isinstance(logic, bool) else AND_ANY
+        self.order = _number(raw, "order", 100)
+        position = raw.get("position")
+        self.position = position if isinstance(position, int) and not isinstance(position, bool) else 0
+        self.disable = _flag(raw, "disable")
+        self.ignore_budget = _flag(raw, "ignoreBudget")
+        self.exclude_recursion = _flag(raw, "excludeRecursion")
+        self.prevent_recursion = _flag(raw, "preventRecursion")
+        delay_level = raw.get("delayUntilRecursion")
+        if delay_level is True:
+            self.delay_until_recursion = 1
+        elif isinstance(delay_level, int | float) and not isinstance(delay_level, bool):
+            self.delay_until_recursion = delay_level
+        else:
+            self.delay_until_recursion = 0
+        self.probability = _number(raw, "probability", None)
+        self.use_probability = _flag(raw, "useProbability")
+        self.depth = _number(raw, "depth", None)
+        self.outlet = raw.get("outletName") if isinstance(raw.get("outletName"), str) else ""
+        self.group = raw.get("group") if isinstance(raw.get("group"), str) else ""
+        self.group_override = _flag(raw, "groupOverride")
+        self.group_weight = _number(raw, "groupWeight", None)
+        scan_depth = raw.get("scanDepth")
+        self.scan_depth = (
+            scan_depth if isinstance(scan_depth, int | float) and not isinstance(scan_depth, bool) else None
+        )
+        self.case_sensitive = _optional_bool(raw, "caseSensitive")
+        self.match_whole_words = _optional_bool(raw, "matchWholeWords")
+        self.use_group_scoring = _optional_bool(raw, "useGroupScoring")
+        role = raw.get("role")
+        self.role = role if isinstance(role, int) and not isinstance(role, bool) else None
+        self.sticky = _number(raw, "sticky", 0) or 0
+        self.cooldown = _number(raw, "cooldown", 0) or 0
+        self.delay = _number(raw, "delay", 0) or 0
+        triggers = raw.get("triggers")
+        self.triggers = [t for t in triggers if isinstance(t, str)] if isinstance(triggers, list) else []
+        cf = raw.get("characterFilter")
+        self.character_filter = cf if isinstance(cf, dict) else None
+        self.sources = tuple(name for flag, name in SOURCES if _flag(raw, flag))
+        blob = json.dumps(raw, sort_keys=True, ensure_ascii=False, default=str)
+        self.hash = hashlib.sha1(f"{book}\x00{blob}".encode()).hexdigest()[:16]
+        self.index = -1  # position in the sorted pool
+        self.seq = -1  # position in load order (books, then Object.values order)
+        self.fast_primary: list[int | None] = []
+        self.fast_secondary: list[int | None] = []
+        self.slow = False
+        self.plain_gate = False  # no check but the keys can stop it (set by the pool)
+
+    @property
+    def title(self) -> str:
+        return self.comment or (self.keys[0] if self.keys else "")
+
+    @property
+    def state_key(self) -> str:
+        return f"{self.book}.{self.uid}"
+
+
+def js_object_values_order(entries: dict[str, Any]) -> list[tuple[str, Any]]:
+    """``Object.values`` order: array-index keys ascending first, then the rest as inserted."""
+
+    def is_index(key: str) -> bool:
+        return key.isdigit() and (key == "0" or not key.startswith("0")) and int(key) < 2**32 - 1
+
+    indexed = sorted(((k, v) for k, v in entries.items() if is_index(k)), key=lambda kv: int(kv[0]))
+    others = [(k, v) for k, v in entries.items() if not is_index(k)]
+    return indexed + others
+
+
+@dataclass
+class STPool:
+    entries: list[STEntry]
+    index: KeyIndex
+    primary_of: dict[int, list[int]]  # key id -> entries having it as a primary key
+    always: list[int]  # constant / @@activate entries: candidates without a key hit
+    slow: list[int]  # entries whose keys need the exact per-entry path
+    warnings: list[str] = field(default_factory=list)
+    regexes: dict[str, JSRegex | str | None] = field(default_factory=dict)
+    max_scan_depth: int = 0  # the largest per-entry scanDepth
+    delayed: list[int] = field(default_factory=list)  # entries with a delay
+    levels: list[int | float] = field(default_factory=list)  # delayUntilRecursion levels, ascending
+    # One shared "no key matched" record per entry, in load order: the common case of the log,
+    # built once (records are read-only once returned).
+    no_match: list[LogRecord] = field(default_factory=list)
+    by_seq: list[STEntry] = field(default_factory=list)  # the entries in load order
+    unusual: list[STEntry] = field(default_factory=list)  # entries a check other than keys can stop
+
+
+class SillyTavernProfile(Profile):
+    name = "sillytavern"
+
+    def default_settings(self) -> STSettings:
+        return STSettings()
+
+    # ---- preparation ---------------------------------------------------------------
+
+    def to_books(self, books: Sequence[Any]) -> list[STBook]:
+        out: list[STBook] = []
+        for number, book in enumerate(books):
+            if isinstance(book, STBook):
+                out.append(book)
+            elif isinstance(book, Lorebook):
+                world = adapter_convert(book, "sillytavern", "world_from_lorebook", self.name)
+                name = book.name if isinstance(book.name, str) and book.name else f"book{number}"
+                out.append(STBook(name, world))
+            elif isinstance(book, tuple) and len(book) == 2 and isinstance(book[1], dict):
+                out.append(STBook(str(book[0]), book[1]))
+            elif isinstance(book, dict):
+                out.append(STBook(f"book{number}", book))
+            else:
+                raise InvalidCardError(f"not a SillyTavern world: {type(book).__name__}", location=f"book {number}")
+        for book in out:
+            if not isinstance(book.world.get("entries"), dict):
+                raise InvalidCardError(
+                    "a SillyTavern world needs an 'entries' object keyed by uid", file=book.name, location="entries"
+                )
+            if book.kind not in BOOK_KINDS:
+                raise InvalidCardError(f"book kind must be one of {', '.join(BOOK_KINDS)}", file=book.name)
+        return out
+
+    def prepare(self, books: Sequence[Any], settings: STSettings | None = None) -> STPool:
+        settings = settings or STSettings()
+        groups: dict[str, list[STEntry]] = {kind: [] for kind in BOOK_KINDS}
+        seen: set[str] = set()
+        loaded = 0
+        for book in self.to_books(books):
+            if book.name in seen:
+                continue  # a book already active at a higher level is skipped
+            seen.add(book.name)
+            for uid, raw in js_object_values_order(book.world["entries"]):
+                if isinstance(raw, dict):
+                    entry = STEntry(book.name, uid, raw)
+                    entry.seq = loaded
+                    loaded += 1
+                    groups[book.kind].append(entry)
+
+        def by_order(items: list[STEntry]) -> list[STEntry]:
+            return sorted(items, key=lambda e: -(e.order if e.order is not None else 100))
+
+        if settings.character_strategy == 0:
+            rest = by_order(groups["character"] + groups["global"])
+        elif settings.character_strategy == 2:
+            rest = by_order(groups["global"]) + by_order(groups["character"])
+        else:
+            rest = by_order(groups["character"]) + by_order(groups["global"])
+        ordered = by_order(groups["chat"]) + by_order(groups["persona"]) + rest
+        return self._index(ordered, settings)
+
+    def _index(self, ordered: list[STEntry], settings: STSettings) -> STPool:
+        index = KeyIndex()
+        primary_of: dict[int, list[int]] = {}
+        always: list[int] = []
+        slow: list[int] = []
+        pool = STPool(ordered, index, primary_of, always, slow)
+        for i, entry in enumerate(ordered):
+            entry.index = i
+            cs = entry.case_sensitive if entry.case_sensitive is not None else settings.case_sensitive
+            ww = entry.match_whole_words if entry.match_whole_words is not None else settings.match_whole_words
+            entry.fast_primary = [self._key_id(pool, k, cs, ww) for k in entry.keys or []]
+            entry.fast_secondary = [self._key_id(pool, k, cs, ww) for k in entry.secondary]
+            entry.slow = any(k is None for k in entry.fast_primary)
+            for kid in {k for k in entry.fast_primary if k is not None}:
+                primary_of.setdefault(kid, []).append(i)
+            if entry.constant or "@@activate" in entry.decorators:
+                always.append(i)
+            if entry.slow:
+                slow.append(i)
+            entry.plain_gate = bool(
+                entry.keys
+                and not (entry.disable or entry.triggers or entry.character_filter or entry.delay)
+                and not (entry.delay_until_recursion or entry.decorators or entry.constant)
+            )
+            if entry.delay:
+                pool.delayed.append(i)
+            if entry.delay_until_recursion and entry.delay_until_recursion not in pool.levels:
+                pool.levels.append(entry.delay_until_recursion)
+            if not entry.plain_gate or entry.sticky or entry.cooldown:
+                pool.unusual.append(entry)
+            if entry.scan_depth is not None and entry.scan_depth > pool.max_scan_depth:
+                pool.max_scan_depth = int(min(entry.scan_depth, MAX_SCAN_DEPTH))
+        pool.levels.sort()
+        pool.by_seq = sorted(ordered, key=lambda e: e.seq)
+        pool.no_match = [LogRecord(e.entry_id, e.title, False, Reason.NO_MATCH) for e in pool.by_seq]
+        return pool
+
+    def _key_id(self, pool: STPool, key: str, cs: bool, ww: bool) -> int | None:
+        """A KeyIndex id, or None when the key needs the exact path (regex, macro, empty, odd)."""
+        needle = key.strip()
+        if (
+            not needle
+            or "{{" in key
+            or "\x01" in needle
+            or "\n" in needle
+            or self.parse_regex_key(pool, needle) is not None
+        ):
+            return None
+        return pool.index.add(needle, cs, ww)
+
+    def parse_regex_key(self, pool: STPool, key: str) -> JSRegex | str | None:
+        """ST's parseRegexFromString on a trimmed key: ``/pattern/flags`` with flags from ``gimsuy``
+        and no unescaped ``/`` inside. Returns the regex, None for a plain key, or UNUSABLE for a
+        pattern we cannot run (counted as no match, with a warning)."""
+        if key in pool.regexes:
+            return pool.regexes[key]
+        compiled: JSRegex | str | None = None
+        end = key.rfind("/")
+        if len(key) >= 3 and key.startswith("/") and end > 1:
+            pattern, flags = key[1:end], key[end + 1 :]
+            unescaped_slash = any(pattern[i] == "/" and (i == 0 or pattern[i - 1] != "\\") for i in range(len(pattern)))
+            # Repeated flags make JS throw, and ST then matches the key as plain text.
+            if all(f in "gimsuy" for f in flags) and len(set(flags)) == len(flags) and not unescaped_slash:
+                try:
+                    compiled = compile_js(pattern.replace("\\/", "/", 1), flags)
+                except Untranslatable as exc:
+                    compiled = UNUSABLE
+                    message = f"regex key {key!r} cannot be used ({exc}); counted as no match"
+                    if message not in pool.warnings:
+                        pool.warnings.append(message)
+        pool.regexes[key] = compiled
+        return compiled
+
+    def entries(self, prepared: STPool) -> list[EntryInfo]:
+        return [EntryInfo(e.entry_id, e.title, e.uid, tuple(e.keys or ()), e.content.strip()) for e in prepared.entries]
+
+    # ---- evaluation ----------------------------------------------------------------
+
+    def evaluate(
+        self,
+        prepared: STPool,
+        chat: Chat,
+        settings: STSettings,
+        state: ChatState,
+        rng: random.Random,
+        tokenizer: Tokenizer,
+    ) -> Result:
+        from .st_scan import STScan  # the scan needs this module's entries and constants
+
+        return STScan(self, prepared, chat, settings, state, rng, tokenizer).run()
+
+
+def split_groups(group: str) -> list[str]:
+    """``group.split(/,\\s*/)`` without empty names."""
+    import re
+
+    return [g for g in re.split(r",\s*", group) if g]

@@ -1,0 +1,674 @@
+"""The SillyTavern scan loop (sillytavern.md §7 steps 3-10) over a prepared pool.
+
+Split from ``sillytavern`` for size: that module reads entries and builds the
+key index, this one runs ``checkWorldInfo``: candidates per pass, ST's checks
+in ST's order, inclusion groups, probability, budget, recursion, min-activation
+widening, delayed recursion levels, timed effects and the request log.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from ..chat import Chat
+from ..jsregex import JSRegex
+from ..keyindex import plain_match
+from ..result import Activation, LogRecord, Reason, Result
+from ..state import ChatState
+from ..tokenizers import Tokenizer
+from .sillytavern import (
+    AND_ALL,
+    AND_ANY,
+    DEFAULT_DEPTH,
+    DEFAULT_WEIGHT,
+    INITIAL,
+    LOGIC_NAMES,
+    MAX_SCAN_DEPTH,
+    MIN_ACTIVATIONS,
+    NOT_ALL,
+    NOT_ANY,
+    POSITIONS,
+    RECURSION,
+    ROLES,
+    UNUSABLE,
+    SillyTavernProfile,
+    STEntry,
+    STPool,
+    STSettings,
+    split_groups,
+)
+
+
+class _Hits:
+    """Where each key id occurs in the scan segments."""
+
+    __slots__ = ("first_message", "injects", "recursion", "sources")
+
+    def __init__(self) -> None:
+        self.first_message = MAX_SCAN_DEPTH + 1
+        self.sources: set[str] = set()
+        self.injects = False
+        self.recursion = False
+
+
+class STScan:
+    """One checkWorldInfo run over a prepared pool."""
+
+    def __init__(
+        self,
+        profile: SillyTavernProfile,
+        pool: STPool,
+        chat: Chat,
+        settings: STSettings,
+        state: ChatState,
+        rng: random.Random,
+        tokenizer: Tokenizer,
+    ) -> None:
+        self.profile = profile
+        self.pool = pool
+        self.chat = chat
+        self.settings = settings
+        self.state = state
+        self.rng = rng
+        self.tokenizer = tokenizer
+        visible = [m for m in chat.messages if m.role != "system"]
+        self.chat_length = len(visible)
+        texts = [f"{m.name}: {m.text}" if settings.include_names else m.text for m in reversed(visible)]
+        self.messages = [t.strip() for t in texts[:MAX_SCAN_DEPTH]]
+        character = chat.character
+        self.source_text = {
+            "persona": chat.persona_description,
+            "description": character.description,
+            "personality": character.personality,
+            "depth_prompt": character.depth_prompt,
+            "scenario": character.scenario,
+            "creator_notes": character.creator_notes,
+        }
+        self.injects = [t for t in settings.scan_injects if t]
+        self.recursion: list[str] = []
+        self.hits: dict[int, _Hits] = {}
+        self.scanned_messages = 0
+        self.skew = 0
+        self.warnings: list[str] = list(pool.warnings)
+        self.records: dict[int, LogRecord] = {}
+        self.buffers: dict[str, set[str]] = {"sticky": set(), "cooldown": set(), "delay": set()}
+        self.sticky_indexes: list[int] = []
+        self.timed_out: set[str] = set()  # regex keys that hit the time limit in this run
+        self.overflowed = False
+        self._scan_static()
+
+    # ---- segments and key hits ------------------------------------------------------
+
+    def _note(self, text: str) -> set[int]:
+        return self.pool.index.scan(text) if len(self.pool.index) else set()
+
+    def _hit(self, kid: int) -> _Hits:
+        hit = self.hits.get(kid)
+        if hit is None:
+            hit = self.hits[kid] = _Hits()
+        return hit
+
+    def _scan_static(self) -> None:
+        for name, text in self.source_text.items():
+            if text:
+                for kid in self._note(text):
+                    self._hit(kid).sources.add(name)
+        for text in self.injects:
+            for kid in self._note(text):
+                self._hit(kid).injects = True
+
+    def _scan_messages(self, depth: int) -> None:
+        depth = min(depth, len(self.messages))
+        while self.scanned_messages < depth:
+            i = self.scanned_messages
+            for kid in self._note(self.messages[i]):
+                hit = self._hit(kid)
+                if hit.first_message > i:
+                    hit.first_message = i
+            self.scanned_messages += 1
+
+    def _add_recursion(self, text: str) -> None:
+        self.recursion.append(text)
+        for kid in self._note(text):
+            self._hit(kid).recursion = True
+
+    def entry_depth(self, entry: STEntry) -> int:
+        depth = entry.scan_depth if entry.scan_depth is not None else self.settings.depth + self.skew
+        return int(min(depth, MAX_SCAN_DEPTH)) if depth > 0 else 0
+
+    def _where(self, entry: STEntry, kid: int, scan_state: int) -> str | None:
+        """Where key ``kid`` is visible to ``entry`` (None = not visible)."""
+        hit = self.hits.get(kid)
+        if hit is None:
+            return None
+        depth = self.entry_depth(entry)
+        if depth <= 0:
+            return None
+        if hit.first_message < depth:
+            return f"message {hit.first_message} (0 = newest)"
+        for source in entry.sources:
+            if source in hit.sources:
+                return source
+        if hit.injects:
+            return "injected prompt"
+        if hit.recursion and scan_state != MIN_ACTIVATIONS:
+            return "recursion"
+        return None
+
+    def text_for(self, entry: STEntry, scan_state: int) -> str:
+        """``WorldInfoBuffer.get``: the exact scan text (used by the per-entry path and scoring)."""
+        depth = self.entry_depth(entry)
+        if depth <= 0:
+            return ""
+        joiner = "\n\x01"
+        text = "\x01" + joiner.join(self.messages[:depth])
+        for source in entry.sources:
+            if self.source_text[source]:
+                text += joiner + self.source_text[source]
+        if self.injects:
+            text += joiner + joiner.join(self.injects)
+        if self.recursion and scan_state != MIN_ACTIVATIONS:
+            text += joiner + joiner.join(self.recursion)
+        return text
+
+    def match_key(self, entry: STEntry, key: str, text: str) -> bool:
+        """``matchKeys`` for one key on the exact text (the per-entry path)."""
+        regex = self.profile.parse_regex_key(self.pool, key)
+        if regex == UNUSABLE:
+            return False
+        if isinstance(regex, JSRegex):
+            if key in self.timed_out:
+                return False
+            try:
+                return regex.test(text, self.settings.regex_timeout)
+            except TimeoutError:
+                # One timeout per key and run: later tests of the same key are skipped, so a book full
+                # of catastrophic patterns costs at most one timeout per key.
+                self.timed_out.add(key)
+                self.warnings.append(f"regex key {key!r} of {entry.entry_id} timed out; counted as no match")
+                return False
+        cs = entry.case_sensitive if entry.case_sensitive is not None else self.settings.case_sensitive
+        ww = entry.match_whole_words if entry.match_whole_words is not None else self.settings.match_whole_words
+        return plain_match(text, key, cs, ww)
+
+    def key_matches(
+        self, entry: STEntry, keys: list[str], ids: list[int | None], scan_state: int, text_cache: list[str | None]
+    ) -> list[tuple[str, str | None]]:
+        """Per key (in order): (key, where) for matches; where None means no match."""
+        out: list[tuple[str, str | None]] = []
+        for key, kid in zip(keys, ids, strict=True):
+            if kid is not None:
+                out.append((key, self._where(entry, kid, scan_state)))
+                continue
+            substituted = self.chat.substitute(key)
+            if not substituted or not substituted.strip():
+                out.append((key, None))
+                continue
+            if text_cache[0] is None:
+                text_cache[0] = self.text_for(entry, scan_state)
+            hit = self.match_key(entry, substituted.strip(), text_cache[0])
+            out.append((key, "scan text" if hit else None))
+        return out
+
+    # ---- timed effects (sillytavern.md §7.10) ---------------------------------------
+
+    def _effect(self, entry: STEntry, kind: str, protected: bool) -> dict[str, Any]:
+        amount = entry.sticky if kind == "sticky" else entry.cooldown
+        return {"hash": entry.hash, "start": self.chat_length, "end": self.chat_length + amount, "protected": protected}
+
+    def check_timed_effects(self) -> None:
+        stored = any(self.state.timed.get(kind) for kind in ("sticky", "cooldown"))
+        by_hash = {e.hash: e for e in self.pool.entries} if stored else {}
+        if stored and not self.settings.dry_run:
+            for kind in ("sticky", "cooldown"):
+                store = self.state.timed.setdefault(kind, {})
+                for key, value in list(store.items()):
+                    if not isinstance(value, dict):
+                        del store[key]
+                        continue
+                    entry = by_hash.get(str(value.get("hash")))
+                    start = value.get("start", 0)
+                    end = value.get("end", 0)
+                    if self.chat_length <= start and not value.get("protected"):
+                        del store[key]
+                        continue
+                    if entry is None:
+                        if self.chat_length >= end:
+                            del store[key]
+                        continue
+                    amount = entry.sticky if kind == "sticky" else entry.cooldown
+                    if not amount:
+                        del store[key]
+                        continue
+                    if self.chat_length >= end:
+                        del store[key]
+                        if kind == "sticky" and entry.cooldown:
+                            # Sticky expiry starts a protected cooldown at once.
+                            self.state.timed.setdefault("cooldown", {})[entry.state_key] = self._effect(
+                                entry, "cooldown", True
+                            )
+                            self.buffers["cooldown"].add(entry.hash)
+                        continue
+                    self.buffers[kind].add(entry.hash)
+        for i in self.pool.delayed:
+            entry = self.pool.entries[i]
+            if self.chat_length < entry.delay:
+                self.buffers["delay"].add(entry.hash)
+        if self.buffers["sticky"]:
+            self.sticky_indexes = [e.index for e in self.pool.entries if e.hash in self.buffers["sticky"]]
+
+    def is_active(self, kind: str, entry: STEntry) -> bool:
+        return entry.hash in self.buffers[kind]
+
+    def set_timed_effects(self, activated: list[STEntry]) -> None:
+        if self.settings.dry_run:
+            return
+        for entry in activated:
+            for kind in ("sticky", "cooldown"):
+                amount = entry.sticky if kind == "sticky" else entry.cooldown
+                store = self.state.timed.setdefault(kind, {})
+                if amount and entry.state_key not in store:
+                    store[entry.state_key] = self._effect(entry, kind, False)
+
+    # ---- the candidate checks (sillytavern.md §7 step 5) ----------------------------
+
+    def gate(self, entry: STEntry, scan_state: int, level: int) -> tuple[str, str]:
+        """Checks before key matching: ("go"|"activate"|"skip", reason[:detail])."""
+        s = self.settings
+        if entry.disable:
+            return "skip", Reason.DISABLED
+        if entry.triggers and self.chat.generation_type not in entry.triggers:
+            return "skip", f"{Reason.TRIGGER_TYPE}:{self.chat.generation_type} not in {entry.triggers}"
+        cf = entry.character_filter
+        if cf:
+            names = cf.get("names") if isinstance(cf.get("names"), list) else []
+            exclude = bool(cf.get("isExclude"))
+            if names:
+                current = self.chat.character.file or self.chat.character.name
+                included = current in names
+                if included if exclude else not included:
+                    return "skip", f"{Reason.CHARACTER_FILTER}:name {current!r}"
+            tags = cf.get("tags") if isinstance(cf.get("tags"), list) else []
+            if tags and self.chat.character.tags is not None:
+                has = any(t in tags for t in self.chat.character.tags)
+                if has if exclude else not has:
+                    return "skip", f"{Reason.CHARACTER_FILTER}:tags"
+        sticky = self.is_active("sticky", entry)
+        if self.is_active("delay", entry):
+            return "skip", f"{Reason.DELAY}:needs {entry.delay} messages, chat has {self.chat_length}"
+        if self.is_active("cooldown", entry) and not sticky:
+            return "skip", Reason.COOLDOWN
+        if scan_state != RECURSION and entry.delay_until_recursion and not sticky:
+            return "skip", f"{Reason.RECURSION_RULE}:delayUntilRecursion"
+        if (
+            scan_state == RECURSION
+            and entry.delay_until_recursion
+            and entry.delay_until_recursion > level
+            and not sticky
+        ):
+            return "skip", f"{Reason.RECURSION_RULE}:delayUntilRecursion level {entry.delay_until_recursion} > {level}"
+        if scan_state == RECURSION and s.recursive and entry.exclude_recursion and not sticky:
+            return "skip", f"{Reason.RECURSION_RULE}:excludeRecursion"
+        if "@@activate" in entry.decorators:
+            return "activate", Reason.DECORATOR_ACTIVATE
+        if "@@dont_activate" in entry.decorators:
+            return "skip", Reason.DECORATOR_DONT_ACTIVATE
+        if entry.constant:
+            return "activate", Reason.CONSTANT
+        if sticky:
+            return "activate", Reason.STICKY
+        if not entry.keys:
+            return "skip", Reason.NO_KEYS
+        return "go", ""
+
+    def check(self, entry: STEntry, scan_state: int, level: int, step: int) -> tuple[bool, LogRecord]:
+        verdict, reason = self.gate(entry, scan_state, level)
+        code, _, detail = reason.partition(":")
+        if verdict == "skip":
+            return False, LogRecord(entry.entry_id, entry.title, False, code, detail, step)
+        if verdict == "activate":
+            return True, LogRecord(entry.entry_id, entry.title, True, code, detail, step)
+        cache: list[str | None] = [None]
+        primary = self.key_matches(entry, entry.keys or [], entry.fast_primary, scan_state, cache)
+        first = next(((k, w) for k, w in primary if w is not None), None)
+        if first is None:
+            return False, LogRecord(entry.entry_id, entry.title, False, Reason.NO_MATCH, "", step)
+        key, where = first
+        if not (entry.selective and entry.secondary):
+            return True, LogRecord(entry.entry_id, entry.title, True, Reason.KEY_MATCH, "primary key", step, key, where)
+        logic = entry.selective_logic
+        secondary = self.key_matches(entry, entry.secondary, entry.fast_secondary, scan_state, cache)
+        matched = [k for k, w in secondary if w is not None]
+        missing = [k for k, w in secondary if w is None]
+        name = LOGIC_NAMES.get(logic, str(logic))
+        ok = (
+            (logic == AND_ANY and bool(matched))
+            or (logic == NOT_ALL and bool(missing))
+            or (logic == NOT_ANY and not matched)
+            or (logic == AND_ALL and not missing)
+        )
+        if ok:
+            detail = f"primary key, secondary {name} (matched {matched}, missing {missing})"
+            return True, LogRecord(entry.entry_id, entry.title, True, Reason.KEY_MATCH, detail, step, key, where)
+        detail = f"{name} failed: matched {matched}, missing {missing}"
+        return False, LogRecord(entry.entry_id, entry.title, False, Reason.SECONDARY_LOGIC, detail, step, key, where)
+
+    def _record(self, index: int, record: LogRecord) -> None:
+        """Set an entry's log record, keeping what earlier passes decided about it."""
+        previous = self.records.get(index)
+        if previous is not None and (previous.step, previous.reason) != (record.step, record.reason):
+            record.earlier = (*previous.earlier, previous.summary())
+        self.records[index] = record
+
+    # ---- inclusion groups (sillytavern.md §7 step 6) ---------------------------------
+
+    def score(self, entry: STEntry, scan_state: int) -> int:
+        """``getScore``: raw keys (no macro substitution) matched on the entry's text."""
+        text = self.text_for(entry, scan_state)
+        if not entry.keys:
+            return 0
+        primary = sum(1 for k in entry.keys if self.match_key(entry, k, text))
+        secondary = sum(1 for k in entry.secondary if self.match_key(entry, k, text))
+        if entry.secondary:
+            if entry.selective_logic == AND_ANY:
+                return primary + secondary
+            if entry.selective_logic == AND_ALL:
+                return primary + secondary if secondary == len(entry.secondary) else primary
+        return primary
+
+    def filter_groups(self, new: list[STEntry], activated: dict[str, STEntry], scan_state: int, step: int) -> None:
+        grouped: dict[str, list[STEntry]] = {}
+        for entry in new:
+            if entry.group:
+                for name in split_groups(entry.group):
+                    grouped.setdefault(name, []).append(entry)
+        if not grouped:
+            return
+
+        def remove(entry: STEntry, why: str) -> None:
+            # JS splice(indexOf(x), 1): an entry removed twice (two groups) takes the LAST
+            # element with it, as in ST.
+            position = new.index(entry) if entry in new else -1
+            if new:
+                victim = new.pop(position)
+                self._record(
+                    victim.index,
+                    LogRecord(
+                        victim.entry_id,
+                        victim.title,
+                        False,
+                        Reason.GROUP_LOST,
+                        why if victim is entry else f"{why} (ST removal quirk)",
+                        step,
+                    ),
+                )
+
+        has_sticky: dict[str, bool] = {}
+        for name, group in grouped.items():
+            stickies = [e for e in group if self.is_active("sticky", e)]
+            has_sticky[name] = bool(stickies)
+            for entry in group:
+                if stickies and entry not in stickies:
+                    remove(entry, f"group {name!r}: a sticky member wins")
+            for entry in group:
+                if self.is_active("cooldown", entry) or self.is_active("delay", entry):
+                    remove(entry, f"group {name!r}: member on cooldown/delay")
+        for name, group in grouped.items():
+            if not self.settings.use_group_scoring and not any(e.use_group_scoring for e in group):
+                continue
+            if has_sticky[name]:
+                continue
+            scores = [self.score(e, scan_state) for e in group]
+            best = max(scores)
+            i = 0
+            while i < len(group):
+                scored = group[i].use_group_scoring
+                if (scored if scored is not None else self.settings.use_group_scoring) and scores[i] < best:
+                    remove(group[i], f"group {name!r}: score {scores[i]} < {best}")
+                    del group[i]
+                    del scores[i]
+                    continue
+                i += 1
+        for name, group in grouped.items():
+            if has_sticky[name]:
+                continue
+            if any(e.group == name for e in activated.values()):
+                for entry in group:
+                    remove(entry, f"group {name!r} already has an activated entry")
+                continue
+            if len(group) <= 1:
+                continue
+            prios = sorted((e for e in group if e.group_override), key=lambda e: -(e.order or 0))
+            if prios:
+                for entry in group:
+                    if entry is not prios[0]:
+                        remove(entry, f"group {name!r}: {prios[0].entry_id} has groupOverride and the highest order")
+                continue
+            total = sum(e.group_weight if e.group_weight is not None else DEFAULT_WEIGHT for e in group)
+            roll = self.rng.random() * total
+            running = 0.0
+            winner = None
+            for entry in group:
+                running += entry.group_weight if entry.group_weight is not None else DEFAULT_WEIGHT
+                if roll <= running:
+                    winner = entry
+                    break
+            if winner is None:
+                continue
+            for entry in group:
+                if entry is not winner:
+                    remove(entry, f"group {name!r}: weighted roll won by {winner.entry_id}")
+
+    # ---- the scan loop (sillytavern.md §7 steps 5-8) ---------------------------------
+
+    def candidates(self, scan_state: int, done: set[int], failed: set[int]) -> list[int]:
+        self._scan_messages(int(min(max(self.settings.depth + self.skew, self.pool.max_scan_depth), MAX_SCAN_DEPTH)))
+        found: set[int] = set(self.pool.always)
+        found.update(self.pool.slow)
+        found.update(self.sticky_indexes)
+        for kid in self.hits:
+            for i in self.pool.primary_of.get(kid, ()):
+                if i not in found and self._where(self.pool.entries[i], kid, scan_state) is not None:
+                    found.add(i)
+        return sorted(i for i in found if i not in done and i not in failed)
+
+    def run(self) -> Result:
+        s = self.settings
+        entries = self.pool.entries
+        self.check_timed_effects()
+        budget = round(s.budget * s.max_context / 100) or 1
+        if s.budget_cap > 0 and budget > s.budget_cap:
+            budget = s.budget_cap
+        levels = list(self.pool.levels)
+        level = levels.pop(0) if levels else 0
+        scan_state = INITIAL
+        count = 0
+        activated: dict[str, STEntry] = {}
+        done: set[int] = set()
+        failed: set[int] = set()
+        all_text = ""
+        all_tokens = 0
+        while scan_state:
+            if s.max_recursion_steps and s.max_recursion_steps <= count:
+                break
+            count += 1
+            new: list[STEntry] = []
+            for i in self.candidates(scan_state, done, failed):
+                ok, record = self.check(entries[i], scan_state, level, count)
+                self._record(i, record)
+                if ok:
+                    new.append(entries[i])
+            new.sort(key=lambda e: (0 if self.is_active("sticky", e) else 1, e.index))
+            self.filter_groups(new, activated, scan_state, count)
+            contents = self._spend(new, budget, all_tokens, count, failed, activated, done)
+            for_recursion = [e for e in new if e.index not in failed and not e.prevent_recursion]
+            next_state = self._next_state(scan_state, bool(for_recursion), len(activated))
+            if not next_state and levels:
+                next_state = RECURSION
+                level = levels.pop(0)
+            scan_state = next_state
+            if scan_state:
+                # Entries cut by the budget still feed the buffer, with their unsubstituted content (as in ST).
+                text = "\n".join(contents.get(e.index, e.content) for e in for_recursion)
+                if text:
+                    self._add_recursion(text)
+                    all_tokens = self._tokens_before(text + "\n", all_text, all_tokens)
+                    all_text = text + "\n" + all_text
+        self.set_timed_effects(list(activated.values()))
+        return self._result(activated, budget, count)
+
+    def _skip(self, entry: STEntry, reason: str, detail: str, step: int) -> None:
+        self._record(entry.index, LogRecord(entry.entry_id, entry.title, False, reason, detail, step))
+
+    def _spend(
+        self,
+        new: list[STEntry],
+        budget: int,
+        base_tokens: int,
+        step: int,
+        failed: set[int],
+        activated: dict[str, STEntry],
+        done: set[int],
+    ) -> dict[int, str]:
+        """Probability rolls and the token budget for one pass (sillytavern.md §7 step 7).
+
+        Returns the (macro-substituted) contents of the entries that got that far.
+        """
+        ignoring = sum(1 for e in new if e.ignore_budget)
+        new_content = ""
+        new_tokens = 0
+        contents: dict[int, str] = {}
+        for position, entry in enumerate(new):
+            if entry.ignore_budget:
+                ignoring -= 1
+            if self.overflowed and not entry.ignore_budget:
+                spent = f"budget of {budget} tokens already spent"
+                self._skip(entry, Reason.BUDGET, spent, step)
+                if ignoring > 0:
+                    continue
+                for rest in new[position + 1 :]:
+                    if not rest.ignore_budget:
+                        self._skip(rest, Reason.BUDGET, spent, step)
+                break
+            if not self._probability(entry):
+                failed.add(entry.index)
+                self._skip(entry, Reason.PROBABILITY, f"roll failed against {entry.probability}%", step)
+                continue
+            content = self.chat.substitute(entry.content)
+            contents[entry.index] = content
+            new_tokens = self._tokens_after_append(new_content, new_tokens, content + "\n")
+            new_content += content + "\n"
+            if not entry.ignore_budget and base_tokens + new_tokens >= budget:
+                self.overflowed = True
+                self._skip(entry, Reason.BUDGET, f"would reach the budget of {budget} tokens", step)
+                continue
+            activated[entry.state_key] = entry
+            done.add(entry.index)
+        return contents
+
+    def _next_state(self, scan_state: int, recursable: bool, active: int) -> int:
+        """Recursion, then min-activation widening (sillytavern.md §7 step 8); 0 = stop."""
+        s = self.settings
+        next_state = 0
+        if s.recursive and not self.overflowed and recursable:
+            next_state = RECURSION
+        if s.recursive and not self.overflowed and scan_state == MIN_ACTIVATIONS and self.recursion:
+            next_state = RECURSION
+        if not next_state and not self.overflowed and s.min_activations > 0 and active < s.min_activations:
+            depth = s.depth + self.skew
+            over = (s.min_activations_depth_max > 0 and depth > s.min_activations_depth_max) or depth > self.chat_length
+            if not over:
+                next_state = MIN_ACTIVATIONS
+                self.skew += 1
+        return next_state
+
+    def _tokens_before(self, addition: str, text: str, tokens: int) -> int:
+        """``count(addition + text)`` (``addition`` ends with a newline), reusing ``tokens`` = count(text)."""
+        if not text or (getattr(self.tokenizer, "splits_after_newline", False) and not text[:1].isspace()):
+            return self.tokenizer.count(addition) + tokens
+        return self.tokenizer.count(addition + text)
+
+    def _tokens_after_append(self, text: str, tokens: int, addition: str) -> int:
+        """``count(text + addition)``, without recounting ``text`` when the tokenizer splits there anyway."""
+        if not text or (
+            getattr(self.tokenizer, "splits_after_newline", False)
+            and text.endswith("\n")
+            and addition[:1]
+            and not addition[:1].isspace()
+        ):
+            return tokens + self.tokenizer.count(addition)
+        return self.tokenizer.count(text + addition)
+
+    def _probability(self, entry: STEntry) -> bool:
+        if not entry.use_probability or entry.probability == 100:
+            return True
+        if self.is_active("sticky", entry):
+            return True
+        probability = entry.probability if entry.probability is not None else float("nan")
+        return self.rng.random() * 100 <= probability
+
+    def _result(self, activated: dict[str, STEntry], budget: int, steps: int) -> Result:
+        result = Result("sillytavern", budget=budget, steps=steps, turn=len(self.chat.messages))
+        ordered = sorted(activated.values(), key=lambda e: -(e.order if e.order is not None else 100))
+        ordered.reverse()
+        used = 0
+        for entry in ordered:
+            content = self.chat.substitute(entry.content)
+            # Fired but placed nowhere, as in ST's assembly (sillytavern.md §7 step 9).
+            unplaced = (
+                "empty content"
+                if not content
+                else "outlet position without an outlet name"
+                if entry.position == 7 and not entry.outlet
+                else f"unknown position {entry.position}"
+                if entry.position not in POSITIONS
+                else None
+            )
+            if unplaced:
+                record = self.records.get(entry.index)
+                if record is not None:
+                    record.detail = (record.detail + "; " if record.detail else "") + f"{unplaced}: nothing injected"
+                continue
+            tokens = self.tokenizer.count(content)
+            used += tokens
+            position = POSITIONS[entry.position]
+            at_depth = entry.position == 4
+            result.activated.append(
+                Activation(
+                    entry.entry_id,
+                    entry.title,
+                    content,
+                    position,
+                    entry.order,
+                    int(entry.depth if entry.depth is not None else DEFAULT_DEPTH) if at_depth else None,
+                    ROLES.get(entry.role if entry.role is not None else 0, "system") if at_depth else None,
+                    entry.outlet if entry.position == 7 else None,
+                    tokens,
+                    entry.uid,
+                    tuple(entry.keys or ()),
+                )
+            )
+        result.tokens_used = used
+        # The log lists entries in load order (book, then file order), not in scan order.
+        log = list(self.pool.no_match)  # by load order; most entries simply did not match
+        for entry in self.pool.unusual:
+            log[entry.seq] = self._explain(entry)
+        by_index = self.pool.entries
+        for index, record in self.records.items():
+            log[by_index[index].seq] = record
+        result.log = log
+        result.warnings = self.warnings
+        return result
+
+    def _explain(self, entry: STEntry) -> LogRecord:
+        """Why an entry that never became a candidate did not fire."""
+        if entry.plain_gate and not (self.buffers["cooldown"] and entry.hash in self.buffers["cooldown"]):
+            return self.pool.no_match[entry.seq]
+        verdict, reason = self.gate(entry, INITIAL, 0)
+        code, _, detail = reason.partition(":")
+        if verdict == "skip":
+            return LogRecord(entry.entry_id, entry.title, False, code, detail, None)
+        if verdict == "activate":
+            return LogRecord(entry.entry_id, entry.title, False, Reason.NOT_REACHED, f"would fire ({code})", None)
+        return LogRecord(entry.entry_id, entry.title, False, Reason.NO_MATCH, "", None)

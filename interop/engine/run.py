@@ -1,0 +1,70 @@
+"""Running a profile: one turn (``evaluate``) or every turn of a chat (``simulate``)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from .chat import Chat
+from .profiles import get_profile
+from .result import Result
+from .state import ChatState
+from .tokenizers import as_tokenizer
+
+
+def evaluate(
+    books: Sequence[Any],
+    chat: Chat,
+    platform: str = "sillytavern",
+    *,
+    settings: Any = None,
+    seed: int = 0,
+    state: ChatState | None = None,
+    tokenizer: Any = None,
+) -> Result:
+    """Which entries of the pooled ``books`` fire for the prompt built on ``chat``.
+
+    ``books`` are native lorebooks of ``platform`` (or canonical ``Lorebook`` objects,
+    converted by the platform adapter). ``state`` carries timed effects and chat
+    variables between turns; it is updated in place. Randomness comes from ``seed`` only.
+    """
+    profile = get_profile(platform)
+    settings = settings if settings is not None else profile.default_settings()
+    prepared = profile.prepare(books, settings)
+    return profile.evaluate(
+        prepared,
+        chat,
+        settings,
+        state if state is not None else ChatState(),
+        random.Random(seed),
+        as_tokenizer(tokenizer),
+    )
+
+
+def simulate(
+    books: Sequence[Any],
+    chat: Chat,
+    platform: str = "sillytavern",
+    *,
+    settings: Any = None,
+    seed: int = 0,
+    tokenizer: Any = None,
+    turns: Sequence[int] | None = None,
+) -> list[Result]:
+    """Evaluate every turn of ``chat`` in order (``Chat.turns()``), carrying per-chat state.
+
+    One seeded generator serves the whole chat, so a run is reproducible.
+    """
+    profile = get_profile(platform)
+    settings = settings if settings is not None else profile.default_settings()
+    prepared = profile.prepare(books, settings)
+    state = ChatState()
+    rng = random.Random(seed)
+    counter = as_tokenizer(tokenizer)
+    results = []
+    for count in turns if turns is not None else chat.turns():
+        result = profile.evaluate(prepared, chat.prefix(count), settings, state, rng, counter)
+        result.turn = count
+        results.append(result)
+    return results

@@ -1,0 +1,560 @@
+"""Agnai memory books (``{kind: "memory", ...}``): format ``agnai-book``.
+
+Field renames and defaults come from ``mappings/agnai.json``. Agnai-only data
+is kept under ``extensions.agnai`` (``book.extensions.agnai.book.*`` for
+``_id``/``userId``/unknown book keys, ``entry.extensions.agnai.entry.*`` for
+passthrough entry keys such as ``probability``).
+
+Writing to Agnai, whatever Agnai would drop (entry ``extensions``,
+``case_sensitive``, ``use_regex``, unknown entry keys, unknown book keys, and
+which required fields we had to fill in) goes into the one place Agnai keeps
+verbatim, the book-level ``extensions``, under ``interop_agnai`` keyed by entry
+id; reading pops that stash and restores the entries, so a lorebook taken to
+Agnai and back is unchanged.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from pathlib import PurePath
+from typing import Any, NamedTuple
+
+from pydantic import ValidationError
+
+from ..convert import as_lorebook
+from ..document import Document
+from ..errors import InvalidCardError
+from ..jsonio import dump_json
+from ..mappings import load as load_mapping
+from ..model import Lorebook, as_str_list
+from .registry import Format, Probe, ReadContext, WriteContext, register
+
+NAMESPACE = "agnai"
+STASH = "interop_agnai"
+STASH_VERSION = 1
+KIND = "memory"
+
+_MAPPING = load_mapping("agnai")
+
+
+def _renames(level: str) -> list[tuple[str, str]]:
+    """(native, canonical) pairs of plain one-to-one renames at ``level``."""
+    return [
+        (f.native, f.canonical)
+        for f in _MAPPING.fields_at(level)  # type: ignore[arg-type]
+        if f.canonical and f.native != "*" and "." not in f.canonical
+    ]
+
+
+BOOK_FIELDS = [(n, c) for n, c in _renames("book") if n != "entries"]
+ENTRY_FIELDS = _renames("entry")
+ENTRY_DEFAULTS: dict[str, Any] = _MAPPING.defaults("entry")
+BOOK_DEFAULTS: dict[str, Any] = _MAPPING.defaults("book")
+# Agnai's book import drops an entry without text or keyword list and its
+# validation wants all six; the writer fills them when the source lacks them.
+REQUIRED_ENTRY_FIELDS = ("name", "entry", "keywords", "priority", "weight", "enabled")
+
+_NATIVE_ENTRY = {n for n, _ in ENTRY_FIELDS}
+_CANONICAL_BY_NATIVE_BOOK = dict(BOOK_FIELDS)
+_CANONICAL_BY_NATIVE_ENTRY = dict(ENTRY_FIELDS)
+
+
+class _Absent:
+    pass
+
+
+ABSENT: Any = _Absent()
+
+
+# --- native -> canonical -------------------------------------------------------
+
+
+def lorebook_from_memory_book(obj: dict[str, Any], *, file: str | None = None, location: str | None = None) -> Lorebook:
+    """The canonical lorebook of an Agnai ``MemoryBook`` (the stash, if any, is restored)."""
+    where = location or ""
+    if not isinstance(obj, dict):
+        raise InvalidCardError("memory book is not an object", file=file, location=location)
+    entries = obj.get("entries")
+    if not isinstance(entries, list):
+        raise InvalidCardError("memory book 'entries' is not a list", file=file, location=_at(where, "entries"))
+    raw: dict[str, Any] = {}
+    native_only: dict[str, Any] = {}
+    absent: list[str] = []
+    for key, value in obj.items():
+        if key == "entries" or (key == "kind" and value == KIND):
+            continue
+        canonical = _CANONICAL_BY_NATIVE_BOOK.get(key)
+        if canonical is not None:
+            raw[canonical] = copy.deepcopy(value)
+        else:
+            native_only[key] = copy.deepcopy(value)
+    if "kind" not in obj:
+        absent.append("kind")
+    stash = _pop_stash(raw)
+    ns: dict[str, Any] = {}
+    if native_only:
+        ns["book"] = native_only
+    if absent:
+        ns["absent"] = absent
+    extensions = raw.get("extensions")
+    if isinstance(extensions, dict) and NAMESPACE in extensions:
+        ns["extensions_agnai"] = extensions.pop(NAMESPACE)
+    if ns:
+        if not isinstance(raw.get("extensions"), dict):
+            if "extensions" in raw:
+                ns["replaced_extensions"] = raw["extensions"]
+            else:
+                ns.setdefault("absent", []).append("extensions")
+            raw["extensions"] = {}
+        raw["extensions"][NAMESPACE] = ns
+
+    raw_entries = []
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            raise InvalidCardError("memory entry is not an object", file=file, location=_at(where, f"entries[{i}]"))
+        raw_entries.append(_entry_from_native(entry))
+    leftover = _restore_entries(raw_entries, entries, stash.get("entries"))
+    _restore_book(raw, stash.get("book"))
+    if leftover:
+        # Stashed data for entries that no longer exist is kept, not dropped.
+        ext = raw.setdefault("extensions", {})
+        if isinstance(ext, dict):
+            ext[STASH] = {"v": STASH_VERSION, "entries": leftover}
+    raw["entries"] = raw_entries
+    try:
+        return Lorebook.model_validate(raw)
+    except ValidationError as exc:  # only entries can fail: they must be objects
+        raise InvalidCardError(f"memory book does not validate: {exc.errors()[0]['msg']}", file=file) from None
+
+
+def _at(base: str, path: str) -> str:
+    return f"{base}.{path}" if base else path
+
+
+def _entry_from_native(entry: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    passthrough: dict[str, Any] = {}
+    for key, value in entry.items():
+        canonical = _CANONICAL_BY_NATIVE_ENTRY.get(key)
+        if canonical is not None:
+            out[canonical] = copy.deepcopy(value)
+        else:
+            passthrough[key] = copy.deepcopy(value)
+    if passthrough:
+        out["extensions"] = {NAMESPACE: {"entry": passthrough}}
+    return out
+
+
+def _pop_stash(raw: dict[str, Any]) -> dict[str, Any]:
+    extensions = raw.get("extensions")
+    if not isinstance(extensions, dict) or not isinstance(extensions.get(STASH), dict):
+        return {}
+    stash = extensions.pop(STASH)
+    book = stash.get("book") if isinstance(stash.get("book"), dict) else {}
+    if not extensions and "extensions" in book.get("absent", []):
+        raw.pop("extensions")
+    elif not extensions and "extensions" in book.get("keep", {}):
+        raw["extensions"] = copy.deepcopy(book["keep"]["extensions"])
+    return stash
+
+
+def _restore_book(raw: dict[str, Any], saved: Any) -> None:
+    if not isinstance(saved, dict):
+        return
+    for name in saved.get("absent", []):
+        if name != "extensions":
+            raw.pop(name, None)
+    for name, value in (saved.get("keep") or {}).items():
+        if name != "extensions":
+            raw[name] = copy.deepcopy(value)
+    residue = saved.get("agnai")
+    if isinstance(residue, dict):
+        ext = raw.setdefault("extensions", {})
+        if isinstance(ext, dict):
+            ns = ext.setdefault(NAMESPACE, {})
+            if isinstance(ns, dict):
+                ns.update(copy.deepcopy(residue))
+
+
+def _restore_entries(entries: list[dict[str, Any]], natives: list[dict[str, Any]], saved: Any) -> dict[str, Any]:
+    """Apply per-entry stashes; return the ones matching no entry."""
+    if not isinstance(saved, dict):
+        return {}
+    index = {key: i for i, key in enumerate(stash_keys([n.get("id", ABSENT) for n in natives]))}
+    leftover = {}
+    for key, item in saved.items():
+        i = index.get(key)
+        if i is None or not isinstance(item, dict):
+            leftover[key] = item
+            continue
+        _restore_entry(entries[i], item)
+    return leftover
+
+
+def _restore_entry(entry: dict[str, Any], saved: dict[str, Any]) -> None:
+    for name in saved.get("absent", []):
+        entry.pop(name, None)
+    keep = saved.get("keep") or {}
+    for name, value in keep.items():
+        if name != "extensions":
+            entry[name] = copy.deepcopy(value)
+    if "extensions" in keep:
+        passthrough = entry.get("extensions", {}).get(NAMESPACE, {}).get("entry") if "extensions" in entry else None
+        extensions = copy.deepcopy(keep["extensions"])
+        if passthrough is not None and isinstance(extensions, dict):
+            ns = extensions.setdefault(NAMESPACE, {})
+            if isinstance(ns, dict):
+                ns["entry"] = passthrough
+        entry["extensions"] = extensions
+
+
+def restore_agnai_stash(book: Lorebook) -> Lorebook:
+    """``book`` with its ``interop_agnai`` stash applied, for a V2 ``character_book`` that went through
+    Agnai (written by ``agnai-card``, imported and exported by Agnai, read back as ``ccv2``).
+
+    Agnai's export gives every entry ``extensions: {}``; the stash lists the entries that had
+    none (``absent``). A book without a stash is returned unchanged.
+    """
+    raw = book.dump()
+    stash = _pop_stash(raw)
+    if not stash:
+        return book
+    entries = raw.get("entries", [])
+    leftover = _restore_entries(entries, entries, stash.get("entries"))
+    _restore_book(raw, stash.get("book"))
+    if leftover:
+        ext = raw.setdefault("extensions", {})
+        if isinstance(ext, dict):
+            ext[STASH] = {"v": STASH_VERSION, "entries": leftover}
+    return Lorebook.model_validate(raw)
+
+
+def stash_keys(ids: list[Any]) -> list[str]:
+    """The stash key of each entry: its id when that is a unique int/str, else ``#<index>``."""
+    texts = [str(i) if isinstance(i, int | str) and not isinstance(i, bool) else None for i in ids]
+    counts: dict[str, int] = {}
+    for text in texts:
+        if text is not None:
+            counts[text] = counts.get(text, 0) + 1
+    return [
+        text if text is not None and counts[text] == 1 and not text.startswith("#") else f"#{i}"
+        for i, text in enumerate(texts)
+    ]
+
+
+# --- canonical -> native -------------------------------------------------------
+
+
+def memory_book_from_lorebook(
+    book: Lorebook, *, fill_required: bool = True, default_name: str | None = None, for_v2_card: bool = False
+) -> dict[str, Any]:
+    """The Agnai ``MemoryBook`` for ``book``, with everything Agnai drops stashed in its extensions.
+
+    ``fill_required`` fills the six fields Agnai's import needs on every entry
+    (and the book name) when the source lacks them, remembering in the stash that
+    they were filled. Writing an Agnai book back as read passes False.
+    ``for_v2_card``: the book goes into a V2 card, whose entries Agnai's export
+    gives back with ``extensions: {}``; an empty object is then not stashed, a
+    missing one is recorded as absent instead, and ``extensions.agnai`` is not
+    turned into native keys (a V2 card has no place for them).
+    """
+    raw = book.dump()
+    entries = raw.pop("entries", [])
+    ext = raw.pop("extensions", ABSENT)
+    ns: dict[str, Any] = {}
+    if isinstance(ext, dict) and isinstance(ext.get(NAMESPACE), dict) and not for_v2_card:
+        ext = dict(ext)
+        ns = dict(ext.pop(NAMESPACE))
+    book_saved: dict[str, Any] = {"keep": {}, "absent": []}
+
+    out: dict[str, Any] = {}
+    native_only = ns.pop("book", {})
+    absent = set(ns.pop("absent", []))
+    if "kind" not in absent:
+        out["kind"] = KIND
+    for native, canonical in BOOK_FIELDS:
+        if native == "extensions":
+            continue
+        if canonical in raw:
+            out[native] = raw.pop(canonical)
+        elif native == "name" and fill_required:
+            out["name"] = default_name or BOOK_DEFAULTS["name"]
+            book_saved["absent"].append("name")
+    out["entries"] = []
+
+    native_ext: Any = ABSENT
+    if isinstance(ext, dict):
+        native_ext = dict(ext)
+        if "extensions_agnai" in ns:
+            native_ext[NAMESPACE] = ns.pop("extensions_agnai")
+        if "replaced_extensions" in ns:
+            native_ext = native_ext or ns.pop("replaced_extensions")
+        elif "extensions" in absent and not native_ext:
+            native_ext = ABSENT
+    elif ext is not ABSENT:
+        native_ext = ext
+    if ns:  # agnai-namespace keys we do not write natively
+        book_saved["agnai"] = ns
+    book_saved["keep"].update(raw)  # unknown canonical book keys
+
+    keys = stash_keys([e.get("id", ABSENT) for e in entries])
+    saved_entries: dict[str, Any] = {}
+    for key, entry in zip(keys, entries, strict=True):
+        native, saved = _entry_to_native(entry, fill_required, for_v2_card)
+        out["entries"].append(native)
+        if saved:
+            saved_entries[key] = saved
+
+    if saved_entries or book_saved["keep"] or book_saved["absent"] or book_saved.get("agnai"):
+        if not isinstance(native_ext, dict):
+            if native_ext is ABSENT:
+                book_saved["absent"].append("extensions")
+            else:
+                book_saved["keep"]["extensions"] = native_ext
+            native_ext = {}
+        stash: dict[str, Any] = {"v": STASH_VERSION}
+        if saved_entries:
+            stash["entries"] = saved_entries
+        book_saved = {k: v for k, v in book_saved.items() if v}
+        if book_saved:
+            stash["book"] = book_saved
+        native_ext[STASH] = stash
+    if native_ext is not ABSENT:
+        out["extensions"] = native_ext
+    for key, value in native_only.items():
+        out.setdefault(key, value)
+    return _ordered_book(out)
+
+
+_BOOK_ORDER = ("kind", "name", "description", "entries", "scanDepth", "tokenBudget", "recursiveScanning", "extensions")
+
+
+def _ordered_book(out: dict[str, Any]) -> dict[str, Any]:
+    ordered = {k: out[k] for k in _BOOK_ORDER if k in out}
+    ordered.update((k, v) for k, v in out.items() if k not in ordered)
+    return ordered
+
+
+def _entry_to_native(
+    entry: dict[str, Any], fill_required: bool, for_v2_card: bool = False
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    entry = dict(entry)
+    ext = entry.pop("extensions", ABSENT)
+    passthrough: dict[str, Any] = {}
+    only_agnai = False
+    if (
+        not for_v2_card  # a V2 card has no place for native keys: the namespace is stashed whole
+        and isinstance(ext, dict)
+        and isinstance(ext.get(NAMESPACE), dict)
+        and isinstance(ext[NAMESPACE].get("entry"), dict)
+    ):
+        ext = copy.deepcopy(ext)
+        passthrough = ext[NAMESPACE].pop("entry")
+        if not ext[NAMESPACE]:
+            ext.pop(NAMESPACE)
+        only_agnai = not ext
+    native: dict[str, Any] = {}
+    keep: dict[str, Any] = {}
+    absent: list[str] = []
+    for name, canonical in ENTRY_FIELDS:
+        if canonical in entry:
+            value = entry.pop(canonical)
+            fixed = _usable(name, value) if fill_required else value
+            if fixed is not value:
+                keep[canonical] = value
+            native[name] = fixed
+        elif fill_required and name in REQUIRED_ENTRY_FIELDS:
+            native[name] = _default(name, entry)
+            absent.append(canonical)
+    keep.update(entry)  # case_sensitive, use_regex, unknown keys
+    if for_v2_card and ext is ABSENT:
+        absent.append("extensions")
+    elif ext is not ABSENT and not only_agnai and not (for_v2_card and ext == {}):
+        keep["extensions"] = ext
+    for key, value in passthrough.items():
+        if key in native:
+            keep.setdefault("extensions", {}).setdefault(NAMESPACE, {}).setdefault("entry", {})[key] = value
+        else:
+            native[key] = value
+    saved: dict[str, Any] = {}
+    if keep:
+        saved["keep"] = keep
+    if absent:
+        saved["absent"] = absent
+    return native, saved
+
+
+def _default(native: str, entry: dict[str, Any]) -> Any:
+    if native == "name" and isinstance(entry.get("comment"), str):
+        return entry["comment"]
+    return copy.deepcopy(ENTRY_DEFAULTS[native])
+
+
+def _usable(native: str, value: Any) -> Any:
+    """A value Agnai's import accepts (it drops entries whose keywords are not a list); else ``value`` itself."""
+    if native == "keywords" and not (isinstance(value, list) and all(isinstance(k, str) for k in value)):
+        return as_str_list(value)
+    if native == "entry" and not isinstance(value, str):
+        return "" if value is None else str(value)
+    return value
+
+
+# --- keys Agnai would not match as written --------------------------------------
+
+_STRIPPED = set("\\^$+.()|[]{}_")
+_REGEX_KEY = re.compile(r"^/(.+)/([a-z]*)$", re.DOTALL)
+_ASCII_WORD = re.compile(r"[A-Za-z0-9_]")
+
+REASON_REGEX = (
+    "regex key: Agnai does not evaluate regular expressions; it matches the text left after deleting metacharacters"
+)
+REASON_STRIPPED = "Agnai deletes {chars} from keywords"
+REASON_WILDCARD = "Agnai treats '*' and '?' in keywords as wildcards"
+REASON_BOUNDARY = (
+    "Agnai wraps keywords in ASCII word boundaries; a key that starts or ends with non-Latin text rarely matches"
+)
+REASON_CASE = "case-sensitive entry: Agnai matches keywords case-insensitively"
+REASON_EMPTY = "keyword is empty after Agnai deletes its metacharacters; it can never match as intended"
+REASON_NO_TEXT = "entry text is empty: Agnai's book import drops the entry"
+REASON_NO_KEYS = "entry has no keywords: Agnai never activates it (constant entries are not force-inserted)"
+_LOST = (REASON_REGEX, REASON_EMPTY, REASON_NO_TEXT, REASON_NO_KEYS)
+
+
+class KeyHazard(NamedTuple):
+    """A key Agnai would not match as written: where, which, why."""
+
+    path: str
+    key: str
+    reason: str
+
+    @property
+    def fate(self) -> str:
+        """``lost`` when the key cannot work at all in Agnai, ``approximated`` when it matches differently."""
+        return "lost" if self.reason in _LOST else "approximated"
+
+
+def is_regex_key(key: str) -> bool:
+    """True for a key written ``/pattern/flags`` (the SillyTavern and NovelAI per-key regex syntax)."""
+    return bool(_REGEX_KEY.match(key.strip()))
+
+
+def agnai_keyword(key: str) -> str:
+    """The keyword as Agnai's matcher sees it: trimmed, with its deleted characters removed."""
+    return "".join(ch for ch in key.strip() if ch not in _STRIPPED)
+
+
+def agnai_key_hazards(book: Lorebook) -> list[KeyHazard]:
+    """Every entry key Agnai would match differently from the source platform, never changed silently.
+
+    Paths are ``entries[i].keys[j]`` (``secondary_keys`` are not listed: Agnai
+    ignores them altogether, which the mapping table reports).
+    """
+    hazards: list[KeyHazard] = []
+    for i, entry in enumerate(book.entries):
+        regex_entry = entry.use_regex is True
+        for j, key in enumerate(as_str_list(entry.keys) if entry.keys is not None else []):
+            path = f"entries[{i}].keys[{j}]"
+            hazards.extend(KeyHazard(path, key, reason) for reason in _key_reasons(key, regex_entry))
+            if entry.case_sensitive is True and key.lower() != key.upper():
+                hazards.append(KeyHazard(path, key, REASON_CASE))
+    return hazards
+
+
+def agnai_entry_hazards(book: Lorebook) -> list[KeyHazard]:
+    """Entries Agnai drops on import (``entries[i].content``) or can never activate (``entries[i].keys``)."""
+    hazards: list[KeyHazard] = []
+    for i, entry in enumerate(book.entries):
+        if not (isinstance(entry.content, str) and entry.content):
+            hazards.append(KeyHazard(f"entries[{i}].content", "", REASON_NO_TEXT))
+        if not any(k.strip() for k in as_str_list(entry.keys)):
+            hazards.append(KeyHazard(f"entries[{i}].keys", "", REASON_NO_KEYS))
+    return hazards
+
+
+def _key_reasons(key: str, regex_entry: bool) -> list[str]:
+    if regex_entry or is_regex_key(key):
+        return [REASON_REGEX]
+    reasons = []
+    kept = agnai_keyword(key)
+    if not kept.strip(" *?"):
+        return [REASON_EMPTY]
+    deleted = sorted({ch for ch in key.strip() if ch in _STRIPPED})
+    if deleted:
+        reasons.append(REASON_STRIPPED.format(chars=" ".join(repr(c) for c in deleted)) + f" (matches {kept!r})")
+    if "*" in key or "?" in key:
+        reasons.append(REASON_WILDCARD)
+    core = kept.strip(" *?")  # wildcards match word characters, so they never break a boundary
+    if not _ASCII_WORD.match(core[0]) or not _ASCII_WORD.match(core[-1]):
+        reasons.append(REASON_BOUNDARY)
+    return reasons
+
+
+# --- the agnai-book format ---------------------------------------------------------
+
+
+def looks_like_memory_book(obj: dict[str, Any]) -> bool:
+    entries = obj.get("entries")
+    return obj.get("kind") == KIND and isinstance(entries, list)
+
+
+def _detect(probe: Probe) -> int:
+    obj = probe.json_object
+    return 100 if obj is not None and looks_like_memory_book(obj) else 0
+
+
+def _read(data: bytes, ctx: ReadContext) -> Document:
+    obj = ctx.json(data)
+    if not isinstance(obj, dict):
+        raise InvalidCardError("Agnai memory book is not a JSON object", file=ctx.filename)
+    book = lorebook_from_memory_book(obj, file=ctx.filename)
+    doc = Document(format="agnai-book", lorebook=book, source=ctx.filename)
+    if isinstance(book.extensions, dict) and STASH in book.extensions:
+        doc.warn("the interop_agnai stash names entries this book no longer has; kept in extensions.interop_agnai")
+    return doc
+
+
+def _write(doc: Document, ctx: WriteContext) -> bytes:
+    book = as_lorebook(doc)
+    native = memory_book_from_lorebook(book, fill_required=doc.format != "agnai-book", default_name=_stem(doc.source))
+    return dump_json(native, pretty=ctx.pretty)
+
+
+def _stem(path: str | None) -> str | None:
+    return PurePath(path).stem if path else None
+
+
+def describe_book(book: Lorebook | None) -> dict[str, Any]:
+    """Agnai facts: what the engine will use, and what it keeps but ignores."""
+    if book is None:
+        return {}
+    entries = book.entries
+    return {
+        "enabled_entries": sum(1 for e in entries if e.enabled is not False),
+        "priorities": sorted({p for e in entries if isinstance((p := e.priority), int | float)}, reverse=True)[:10],
+        "weights": sorted({w for e in entries if isinstance((w := e.insertion_order), int | float)}, reverse=True)[:10],
+        # Kept by Agnai but not used: its preset's memory depth and budget apply.
+        "unused_scan_depth": book.scan_depth,
+        "unused_token_budget": book.token_budget,
+        "key_hazards": len(agnai_key_hazards(book)),
+    }
+
+
+def _describe(doc: Document) -> dict[str, Any]:
+    return describe_book(doc.book)
+
+
+register(
+    Format(
+        name="agnai-book",
+        kind="lorebook",
+        title="Agnai memory book ({kind: memory})",
+        suffix=".json",
+        platform="agnai",
+        detect=_detect,
+        read=_read,
+        write=_write,
+        describe=_describe,
+        aliases=("agnai-memory",),
+    )
+)

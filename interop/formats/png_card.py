@@ -1,0 +1,371 @@
+"""PNG/APNG character cards: base64 card JSON in ``ccv3`` / ``chara`` text chunks.
+
+Reading (spec: ``character-card-v3.txt``; apps: ``sillytavern.md`` 4, ``risu.md`` 4.4):
+
+* keywords match case-insensitively (``chara``, ``Chara``, ``ccv3``) in
+  ``tEXt``, ``zTXt`` and ``iTXt``;
+* ``ccv3`` is preferred and only the chunk used is decoded; ``chara`` is the
+  fallback when ``ccv3`` is absent or is not valid base64 JSON (warning);
+  a ``chara`` backfill loses the spec's "loaded as V2" notice on import;
+* ``chara-ext-asset_:N`` (or ``chara-ext-asset_N``) chunks become
+  ``doc.assets["__asset:N"]``.
+
+Writing removes every stale card chunk (all kinds, any case, asset chunks
+too), then adds ``chara`` (the V2 backfill) and ``ccv3`` before ``IEND``, in
+the order SillyTavern writes them, without touching any other chunk. The
+``chara`` payload is the card as read when it was V2 (or V1) at the source,
+so such a PNG round-trips; a V3 card gets ``to_v2(strip_decorators=True)``
+plus the spec's notice in ``creator_notes``.
+"""
+
+from __future__ import annotations
+
+import binascii
+import hashlib
+import io
+import json
+import re
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..containers.png import PNG_SIGNATURE, PngScan, TextChunk, is_png, scan, splice_text_chunks
+from ..convert import as_card
+from ..document import Document
+from ..errors import CorruptInputError, FormatError, InteropError, InvalidCardError, LimitExceededError
+from ..jsonio import dump_json, load_json
+from ..limits import DEFAULT_LIMITS, Limits
+from ..model import Card
+from ..model.versions import spec_of, to_v2, to_v3
+from .card_json import read_card_document
+from .registry import Format, Probe, ReadContext, WriteContext, register
+
+BACKFILL_NOTICE = (
+    "This character card is Character Card V3, but it is loaded as a Character Card V2. "
+    "Please use a Character Card V3 compatible application to use this character card properly."
+)
+CARD_KEYS = ("ccv3", "chara")  # preference order
+ASSET_PREFIXES = ("chara-ext-asset_:", "chara-ext-asset_")
+ASSET_URI = "__asset:"
+DEFAULT_AVATAR_SIZE = (400, 600)
+
+# Fallback for detection when the chunk stream cannot be walked at all.
+_CARD_TAG = re.compile(rb"(?:tEXt|zTXt|iTXt)(?i:chara|ccv3)\x00")
+
+
+def is_card_keyword(keyword: str) -> bool:
+    return keyword.lower() in CARD_KEYS
+
+
+def asset_name(keyword: str) -> str | None:
+    """``N`` for a ``chara-ext-asset_:N`` / ``chara-ext-asset_N`` keyword, else None."""
+    lowered = keyword.lower()
+    for prefix in ASSET_PREFIXES:
+        if lowered.startswith(prefix) and len(keyword) > len(prefix):
+            return keyword[len(prefix) :]
+    return None
+
+
+def is_stale_keyword(keyword: str) -> bool:
+    """Chunks a card write replaces: the card itself and its embedded assets."""
+    return is_card_keyword(keyword) or asset_name(keyword) is not None
+
+
+@dataclass
+class Extraction:
+    """The card JSON found in a PNG and where it came from."""
+
+    card_json: dict[str, Any]
+    used: TextChunk
+    card_chunks: list[TextChunk]
+    scan: PngScan
+    warnings: list[str] = field(default_factory=list)
+    notes_before_trim: str | None = None
+    """``creator_notes`` as stored when the card came from a ``chara`` backfill whose notice was removed."""
+
+
+def decode_payload(chunk: TextChunk, limits: Limits = DEFAULT_LIMITS) -> dict[str, Any]:
+    """Base64(UTF-8 JSON) of one card chunk -> the JSON object. Raw JSON text is tolerated too."""
+    # An uncompressed value is decoded straight from the file's buffer (no copy).
+    raw = chunk.payload() if chunk.compressed else chunk.raw
+    head = bytes(raw[:16]).lstrip()
+    if head.startswith(b"{"):
+        json_bytes = bytes(raw)
+    elif head.startswith(b"rcc||"):
+        raise FormatError("encrypted RisuAI card (rcc) is not supported", location=chunk.location)
+    else:
+        try:
+            json_bytes = binascii.a2b_base64(raw)
+        except binascii.Error as exc:
+            raise CorruptInputError(f"card payload is not valid base64 ({exc})", location=chunk.location) from None
+    value = load_json(json_bytes, location=chunk.location, limits=limits)
+    if not isinstance(value, dict):
+        raise InvalidCardError("card JSON is not an object", location=chunk.location)
+    return value
+
+
+
+
+def extract_card(data: bytes, limits: Limits = DEFAULT_LIMITS, *, file: str | None = None) -> Extraction:
+    """Walk the chunks once and decode only the card chunk used (``ccv3`` first, then ``chara``)."""
+    found = scan(data, limits, file=file)
+    by_key: dict[str, list[TextChunk]] = {key: [] for key in CARD_KEYS}
+    for text in found.texts:
+        key = text.keyword.lower()
+        if key in by_key:
+            by_key[key].append(text)
+    candidates = by_key["ccv3"] + by_key["chara"]
+    if not candidates:
+        raise FormatError("PNG carries no character card (no chara/ccv3 text chunk)", file=file)
+    notes: list[str] = []
+    failure: InteropError | None = None
+    for chunk in candidates:
+        try:
+            value = decode_payload(chunk, limits)
+        except (CorruptInputError, InvalidCardError, FormatError) as exc:
+            failure = failure or exc
+            notes.append(f"{chunk.location}: {exc.reason}; trying the next card chunk")
+            continue
+        if not chunk.crc_ok:
+            notes.append(f"{chunk.location}: CRC mismatch; the card text was used anyway since it parses")
+        for key in CARD_KEYS:
+            if len(by_key[key]) > 1:
+                notes.append(f"{len(by_key[key])} {key!r} chunks; the first readable one is used")
+        trimmed = None
+        if chunk.keyword.lower() == "chara":
+            if by_key["ccv3"]:
+                notes.append("ccv3 chunk unreadable; the card was read from the chara (V2) chunk")
+            trimmed = _trim_notice(value)
+            if trimmed is not None:
+                notes.append("removed the 'loaded as V2' backfill notice from creator_notes")
+        gap = sum(c.gap_before for c in found.chunks)
+        if gap:
+            notes.append(f"skipped {gap} malformed bytes in the chunk stream")
+        return Extraction(value, chunk, candidates, found, notes, trimmed)
+    raise (failure or FormatError("no readable card chunk")).with_file(file)
+
+
+def _trim_notice(card_json: dict[str, Any]) -> str | None:
+    """Remove the spec's backfill notice from ``data.creator_notes``; returns the notes as they were."""
+    data = card_json.get("data")
+    if not isinstance(data, dict):
+        return None
+    notes = data.get("creator_notes")
+    if not isinstance(notes, str) or BACKFILL_NOTICE not in notes:
+        return None
+    if notes.startswith(BACKFILL_NOTICE):
+        trimmed = notes[len(BACKFILL_NOTICE) :].removeprefix("\n\n")
+    elif notes.endswith(BACKFILL_NOTICE):
+        trimmed = notes[: -len(BACKFILL_NOTICE)].removesuffix("\n\n")
+    else:
+        trimmed = notes.replace(BACKFILL_NOTICE, "")
+    data["creator_notes"] = trimmed
+    return notes
+
+
+def _add_notice(card_json: dict[str, Any]) -> None:
+    data = card_json.setdefault("data", {})
+    notes = data.get("creator_notes")
+    if notes is None or notes == "":
+        data["creator_notes"] = BACKFILL_NOTICE
+    elif isinstance(notes, str):
+        data["creator_notes"] = f"{BACKFILL_NOTICE}\n\n{notes}"
+
+
+def _restore_notice(card_json: dict[str, Any], original: str) -> None:
+    data = card_json.get("data")
+    if isinstance(data, dict) and isinstance(original, str):
+        probe = {"data": {"creator_notes": original}}
+        _trim_notice(probe)
+        if data.get("creator_notes") == probe["data"]["creator_notes"]:
+            data["creator_notes"] = original
+
+
+def _detect(probe: Probe) -> int:
+    data = probe.data
+    if data[:8] != PNG_SIGNATURE:
+        return 0
+    try:
+        texts = scan(data, probe.limits).texts
+    except InteropError:
+        # Broken stream: claim it if a card chunk is visible so read() reports the real error.
+        return 100 if _CARD_TAG.search(data) else 0
+    return 100 if any(is_card_keyword(t.keyword) for t in texts) else 0
+
+
+def _read(data: bytes, ctx: ReadContext) -> Document:
+    found = extract_card(data, ctx.limits, file=ctx.filename)
+    doc = read_card_document(found.card_json, "png", ctx)
+    for note in found.warnings:
+        doc.warn(note)
+    doc.image = data
+    for text in found.scan.texts:
+        name = asset_name(text.keyword)
+        if name is None:
+            continue
+        try:
+            doc.assets[ASSET_URI + name] = binascii.a2b_base64(text.payload())
+        except (binascii.Error, CorruptInputError) as exc:
+            doc.warn(f"{text.location}: asset unreadable ({exc}); it is dropped on write")
+    doc.native["container"] = {
+        "chunks": [c.type for c in found.scan.chunks],
+        "text_keys": [t.keyword for t in found.scan.texts],
+    }
+    doc.native["png"] = {
+        "card_chunks": [_chunk_label(c) for c in sorted(found.card_chunks, key=lambda c: c.index)],
+        "used": _chunk_label(found.used),
+        "notes_before_trim": found.notes_before_trim,
+    }
+    return doc
+
+
+def _chunk_label(chunk: TextChunk) -> str:
+    return f"{chunk.keyword} ({chunk.kind}, chunk #{chunk.index})"
+
+
+# --- writing ------------------------------------------------------------------
+
+
+def card_chunks(
+    card: Card, assets: dict[str, bytes] | None = None, *, notes_before_trim: str | None = None
+) -> list[tuple[str, str]]:
+    """The text chunks a card write adds: ``chara`` backfill, ``ccv3``, then ``chara-ext-asset_:N``.
+
+    ``notes_before_trim`` restores the notice the reader trimmed from a V2 card
+    read from a backfill (when ``creator_notes`` is unchanged since), so such a
+    ``chara`` is written back as read.
+    """
+    if spec_of(card) == "v3":
+        backfill = to_v2(card, strip_decorators=True).dump()
+        _add_notice(backfill)
+    else:
+        backfill = card.dump()  # V2/V1 at the source: written back exactly as read
+        if notes_before_trim is not None:
+            _restore_notice(backfill, notes_before_trim)
+    chunks = [("chara", _b64_json(backfill)), ("ccv3", _b64_json(to_v3(card).dump()))]
+    for uri, blob in (assets or {}).items():
+        if uri.startswith(ASSET_URI):
+            chunks.append(
+                ("chara-ext-asset_:" + uri[len(ASSET_URI) :], binascii.b2a_base64(blob, newline=False).decode("ascii"))
+            )
+    return chunks
+
+
+def _b64_json(obj: dict[str, Any]) -> str:
+    try:
+        raw = dump_json(obj, pretty=False)
+    except UnicodeEncodeError:
+        # Lone surrogates (read from "\ud800" escapes) cannot be UTF-8: keep them as JSON escapes.
+        raw = json.dumps(obj, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+    return binascii.b2a_base64(raw, newline=False).decode("ascii")
+
+
+def _as_png(image: bytes) -> bytes:
+    """A PNG version of a picture that is not a PNG yet (re-encoding is fine: it holds no card)."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(image)) as img:
+                out = io.BytesIO()
+                if getattr(img, "is_animated", False):
+                    img.save(out, format="PNG", save_all=True)
+                else:
+                    img.load()
+                    if img.mode not in ("1", "L", "LA", "P", "RGB", "RGBA", "I", "I;16"):
+                        img = img.convert("RGBA")
+                    img.save(out, format="PNG")
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+        raise LimitExceededError(f"image too large to convert: {exc}", location="image") from None
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
+        raise CorruptInputError(f"image could not be converted to PNG: {exc}", location="image") from None
+    return out.getvalue()
+
+
+def default_avatar(name: str | None) -> bytes:
+    """A plain deterministic 400x600 picture with the card's initial, for cards that have no image."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    label = (name or "?").strip()[:1].upper()
+    if not label.isprintable() or "\ud800" <= label <= "\udfff":
+        label = "?"
+    digest = hashlib.sha256((name or "").encode("utf-8", "surrogatepass")).digest()
+    background = (64 + digest[0] % 128, 64 + digest[1] % 128, 64 + digest[2] % 128)
+    img = Image.new("RGB", DEFAULT_AVATAR_SIZE, background)
+    draw = ImageDraw.Draw(img)
+    try:
+        font: Any = ImageFont.load_default(size=280)
+    except (OSError, TypeError):  # Pillow without FreeType: small bitmap font
+        font = ImageFont.load_default()
+    draw.text((DEFAULT_AVATAR_SIZE[0] / 2, DEFAULT_AVATAR_SIZE[1] / 2), label, fill="white", font=font, anchor="mm")
+    out = io.BytesIO()
+    img.save(out, format="PNG", optimize=True)
+    return out.getvalue()
+
+
+def main_icon(card: Card, assets: dict[str, bytes]) -> bytes | None:
+    """The bytes of the card's main icon among embedded assets (a CHARX's ``icon`` named ``main`` first)."""
+    icons = [a for a in card.data.assets or [] if a.type == "icon" and isinstance(a.uri, str) and a.uri in assets]
+    icons.sort(key=lambda a: a.name != "main")
+    return assets[icons[0].uri] if icons else None
+
+
+def base_image(doc: Document, ctx: WriteContext, card: Card) -> bytes:
+    """The PNG the card goes into: ``ctx.image``, ``doc.image``, the main icon asset, else a generated avatar."""
+    for image in (ctx.image, doc.image, main_icon(card, doc.assets)):
+        if image is not None:
+            return image if is_png(image) else _as_png(image)
+    return default_avatar(card.data.name if isinstance(card.data.name, str) else None)
+
+
+def _write(doc: Document, ctx: WriteContext) -> bytes:
+    card = as_card(doc)
+    image = base_image(doc, ctx, card)
+    skipped = sorted(uri for uri in doc.assets if not uri.startswith(ASSET_URI))
+    if skipped:
+        doc.warn(f"{len(skipped)} embedded asset(s) cannot be stored in a PNG card and are not written: {skipped[:3]}")
+    before = (doc.native.get("png") or {}).get("notes_before_trim") if doc.card is not None else None
+    chunks = card_chunks(card, doc.assets, notes_before_trim=before)
+    return splice_text_chunks(image, chunks, is_stale_keyword)
+
+
+def _describe(doc: Document) -> dict[str, Any]:
+    facts: dict[str, Any] = {}
+    container = doc.native.get("container") or {}
+    if container.get("chunks"):
+        facts["chunk_runs"] = _runs(container["chunks"])
+    png = doc.native.get("png") or {}
+    if png:
+        facts["card_chunks"] = png.get("card_chunks", [])
+        facts["used_chunk"] = png.get("used")
+    facts["asset_chunks"] = sum(1 for key in doc.assets if key.startswith(ASSET_URI))
+    return facts
+
+
+def _runs(types: list[str]) -> list[str]:
+    """``["IHDR", "IDAT", "IDAT"]`` -> ``["IHDR", "IDAT x2"]`` (a 3 MB PNG has dozens of IDAT chunks)."""
+    runs: list[str] = []
+    count = 0
+    for i, kind in enumerate(types):
+        count += 1
+        if i + 1 == len(types) or types[i + 1] != kind:
+            runs.append(kind if count == 1 else f"{kind} x{count}")
+            count = 0
+    return runs
+
+
+register(
+    Format(
+        name="png",
+        kind="card",
+        title="PNG/APNG character card (ccv3 + chara text chunks)",
+        suffix=".png",
+        platform="ccv3",
+        detect=_detect,
+        read=_read,
+        write=_write,
+        describe=_describe,
+        aliases=("apng", "png-card"),
+    )
+)

@@ -1,0 +1,478 @@
+"""Risu cards: CHARX as Risu writes it (``risu-charx``) and Risu's own character JSON (``risu-character``).
+
+``risu-charx`` (risu.md 4.1/4.2): a stored zip with ``card.json`` (CCv3),
+``module.risum`` (lorebook as raw internal entries, regex, triggers),
+``assets/<type>/<kind>/<name>.<ext>`` with Risu's singular ``image`` kind and
+``x_meta/<name>.json``. Reading does what Risu does: the module's lorebook is
+authoritative (RisuAI PR #952), so ``character_book.entries`` becomes the
+module's entries while the book settings still come from ``card.json``; the
+module's ``regex``/``trigger`` fill ``extensions.risuai.customScripts`` /
+``triggerscript``. Both views stay available: ``doc.native["risu"]`` holds
+``card_book`` (card.json's own ``character_book``) and ``module`` (the module
+JSON). Only files holding ``module.risum`` are claimed (confidence 110, above
+the plain ``charx`` format's 100); ``charx`` still reads and writes them byte
+for byte.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from ..containers.charx import (
+    CARD_JSON,
+    ZIP_DEFLATED,
+    ZIP_STORED,
+    is_safe_member_name,
+    member_names,
+    write_charx,
+)
+from ..containers.png import splice_text_chunks, text_chunks
+from ..containers.risum import MODULE_TYPE, read_risum, write_risum
+from ..convert import as_card
+from ..document import Document
+from ..errors import FormatError, InteropError, InvalidCardError
+from ..jsonio import dump_json, load_json
+from ..model import Card, Lorebook
+from ..model.versions import check_spec_version, to_v3
+from .card_json import card_from_json
+from .png_card import is_stale_keyword
+from .registry import Format, Probe, ReadContext, WriteContext, get_format, register
+from .risu import describe_risu_book
+from .risu_decorators import drop_empty
+from .risu_entries import NS, lorebook_from_risu_entries, risu_entries_from_lorebook
+from .risu_module import book_from_module, module_from_book
+from .risu_module import module_assets as records_of
+
+MODULE_MEMBER = "module.risum"
+EMBED = "embeded://"
+SCRIPT_KEYS = {"regex": "customScripts", "trigger": "triggerscript"}  # module key -> extensions.risuai key
+MS_THRESHOLD = 100_000_000_000  # seconds after the year 5000: such a date is in milliseconds
+KIND_BY_EXT: dict[str, str] = {
+    **dict.fromkeys(("png", "jpg", "jpeg", "gif", "webp", "avif"), "image"),
+    **dict.fromkeys(("mp3", "wav", "ogg", "flac"), "audio"),
+    **dict.fromkeys(("mp4", "webm", "mov", "avi", "mkv"), "video"),
+    **dict.fromkeys(("mmd", "obj"), "model"),
+    **dict.fromkeys(("safetensors", "cpkt", "onnx"), "ai"),
+    **dict.fromkeys(("otf", "ttf", "woff", "woff2"), "fonts"),
+    **dict.fromkeys(("js", "ts", "lua"), "code"),
+}
+TYPE_FOLDERS = ("icon", "emotion", "background", "user_icon")
+
+
+# --- Risu's card quirks ---------------------------------------------------------------
+
+
+def sniff_image(data: bytes) -> str | None:
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "png"
+    if data.startswith(b"\xff\xd8\xff"):
+        return "jpeg"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "webp"
+    if data.startswith((b"GIF87a", b"GIF89a")):
+        return "gif"
+    if data[4:12] in (b"ftypavif", b"ftypavis"):
+        return "avif"
+    return None
+
+
+def note_card_quirks(doc: Document) -> None:
+    """Warn about what Risu writes off-spec; values are kept as read, facts go to ``doc.native["risu"]``."""
+    card = doc.card
+    if card is None:
+        return
+    data = card.data
+    facts = doc.native.setdefault("risu", {})
+    date = data.creation_date
+    if isinstance(date, int | float) and not isinstance(date, bool) and date > MS_THRESHOLD:
+        facts["creation_date_seconds"] = date / 1000
+        doc.warn(f"creation_date {date} is in milliseconds (Risu writes Date.now()); kept, seconds = {date / 1000:g}")
+    if data.character_version == "undefined":
+        doc.warn("character_version is the literal 'undefined' (Risu's export of a missing version); kept")
+    for index, asset in enumerate(data.assets or []):
+        blob = doc.assets.get(asset.uri) if isinstance(asset.uri, str) else None
+        claimed = (asset.ext or "").lower() if isinstance(asset.ext, str) else ""
+        actual = sniff_image(blob) if blob else None
+        if blob and claimed == "png" and actual not in (None, "png"):
+            facts.setdefault("image_types", {})[asset.uri] = actual
+            doc.warn(f"data.assets[{index}] is named .png but holds {actual.upper()} bytes (Risu image compression)")
+    card_book = facts.get("card_book")
+    entries = card_book.get("entries") if isinstance(card_book, dict) else None
+    if isinstance(entries, list):
+        odd = sorted({k for e in entries if isinstance(e, dict) for k in ("mode", "folder") if k in e})
+    else:
+        odd = sorted({k for e in data.character_book.entries for k in ("mode", "folder") if e.has(k)}) if (
+            data.character_book is not None
+        ) else []
+    if odd:
+        doc.warn(f"character_book entries carry Risu's non-spec fields {', '.join(odd)}; kept")
+
+
+def creation_date_seconds(doc: Document) -> float | int | None:
+    """The card's creation date in seconds, undoing Risu's milliseconds (for the fidelity report)."""
+    if doc.card is None:
+        return None
+    facts = doc.native.get("risu") or {}
+    if "creation_date_seconds" in facts:
+        return facts["creation_date_seconds"]
+    date = doc.card.data.creation_date
+    return date if isinstance(date, int | float) and not isinstance(date, bool) else None
+
+
+# --- risu-charx -------------------------------------------------------------------
+
+
+def _detect_charx(probe: Probe) -> int:
+    names = member_names(probe.data, limits=probe.limits)
+    return 110 if names is not None and CARD_JSON in names and MODULE_MEMBER in names else 0
+
+
+def _read_charx(data: bytes, ctx: ReadContext) -> Document:
+    reader = get_format("charx").read  # the plain CHARX reader does the zip; Risu's view is added here
+    if reader is None:
+        raise FormatError("the charx format cannot be read", file=ctx.filename)
+    doc = reader(data, ctx)
+    doc.format = "risu-charx"
+    raw_module = doc.members.get(MODULE_MEMBER)
+    card = doc.card
+    if raw_module is None or card is None:
+        raise InvalidCardError("CHARX holds no module.risum", file=ctx.filename, location=MODULE_MEMBER)
+    archive = read_risum(raw_module, limits=ctx.limits, filename=ctx.filename)
+    module = archive.module
+    lorebook = module.get("lorebook")
+    if lorebook is not None and not isinstance(lorebook, list):
+        raise InvalidCardError("module lorebook is not a list", file=ctx.filename, location=f"{MODULE_MEMBER}:lorebook")
+    raw_card = card.dump()
+    data = raw_card["data"]
+    card_book = data.get("character_book")
+    scripts = {SCRIPT_KEYS[k]: copy.deepcopy(module[k]) for k in SCRIPT_KEYS if k in module}
+    created: list[str] = []
+    card_scripts: dict[str, Any] = {}
+    if scripts:  # Risu: the module's regex and triggers replace the card's
+        if "extensions" not in data:
+            data["extensions"] = {}
+            created.append("extensions")
+        ext = data["extensions"]
+        if isinstance(ext, dict) and "risuai" not in ext:
+            ext["risuai"] = {}
+            created.append("extensions.risuai")
+        risuai = ext.get("risuai") if isinstance(ext, dict) else None
+        if isinstance(risuai, dict):
+            card_scripts = {key: risuai[key] for key in scripts if key in risuai}
+            risuai.update(scripts)
+    meta = {k: v for k, v in module.items() if k not in SCRIPT_KEYS}
+    module_book = book_from_module(meta, location=MODULE_MEMBER, standalone=False)
+    if card_book is not None or module_book.entries or module_book.ext(NS).get("folders"):
+        data["character_book"] = _merged_book(card_book, module_book).dump()
+    doc.card = Card.model_validate(raw_card)
+    doc.native["risu"] = {
+        "card_book": card_book,
+        "module": module,
+        "module_lorebook": lorebook,
+        "card_scripts": card_scripts,
+        "created": created,
+        "module_json_text": archive.json_text,
+        "module_assets": archive.assets,
+    }
+    note_card_quirks(doc)
+    return doc
+
+
+def _merged_book(card_book: Any, module_book: Lorebook) -> Lorebook:
+    """Entries (and folders, module metadata) from the module; settings from card.json, as Risu does."""
+    data = copy.deepcopy(card_book) if isinstance(card_book, dict) else {}
+    module_data = module_book.dump()
+    data["entries"] = module_data.get("entries", [])
+    ns = module_book.ext(NS)
+    if ns:
+        ext = data.get("extensions")
+        if not isinstance(ext, dict):
+            ext = data["extensions"] = {}
+        target = ext.get(NS) if isinstance(ext.get(NS), dict) else {}
+        ext[NS] = {**target, **ns}
+    return Lorebook.model_validate(data)
+
+
+def _settings(book: Any) -> dict[str, Any]:
+    if not isinstance(book, dict):
+        return {}
+    out = {k: v for k, v in book.items() if k != "entries"}
+    ext = out.get("extensions")
+    if isinstance(ext, dict):
+        out["extensions"] = {k: v for k, v in ext.items() if k != NS}
+        if not out["extensions"]:
+            del out["extensions"]  # the merge may have created it for the module's folders
+    return out
+
+
+def _unchanged(book: Lorebook, risu: dict[str, Any]) -> bool:
+    """Are entries and settings still what the CHARX held? Then card.json keeps its own book view."""
+    card_book = risu.get("card_book")
+    return risu_entries_from_lorebook(book) == risu.get("module_lorebook") and _settings(book.dump()) == _settings(
+        card_book
+    )
+
+
+def _card_book_view(book: Lorebook) -> dict[str, Any]:
+    """character_book for card.json: the canonical book without the module's own metadata."""
+    data = book.dump()
+    ext = data.get("extensions")
+    if isinstance(ext, dict) and isinstance(ext.get(NS), dict) and "module" in ext[NS]:
+        ns = {k: v for k, v in ext[NS].items() if k != "module"}
+        if ns:
+            ext[NS] = ns
+        else:
+            del ext[NS]
+    return data
+
+
+def _risu_path(asset: dict[str, Any], index: int, blob: bytes, taken: set[str]) -> tuple[str, str]:
+    """assets/<type>/<kind>/<name>.<ext> as Risu names it, and the x_meta member."""
+    ext = asset.get("ext") if isinstance(asset.get("ext"), str) and asset.get("ext") else sniff_image(blob) or "png"
+    ext = str(ext).lower()
+    kind = KIND_BY_EXT.get(ext, "other")
+    if ext == "unknown":
+        ext, kind = "png", "image"
+    atype = asset.get("type")
+    folder = atype if atype in TYPE_FOLDERS else "other"
+    name = asset.get("name") if isinstance(asset.get("name"), str) and asset.get("name") else f"asset_{index}"
+    stem = "".join("_" if c in '<>:"/\\|?*' or ord(c) < 32 else c for c in name)[:100].rstrip(". ") or f"asset_{index}"
+    candidate, number = stem, 1
+    while f"assets/{folder}/{kind}/{candidate}.{ext}" in taken:
+        candidate = f"{stem}_{number}"
+        number += 1
+    path = f"assets/{folder}/{kind}/{candidate}.{ext}"
+    taken.add(path)
+    return path, f"x_meta/{candidate}.json"
+
+
+def _plain_picture(doc: Document, picture: bytes) -> bytes:
+    """A PNG card's picture without its card chunks: the icon must not carry a stale second card."""
+    if sniff_image(picture) != "png":
+        return picture
+    try:
+        return splice_text_chunks(picture, [], is_stale_keyword)
+    except InteropError as exc:
+        doc.warn(f"card picture kept as is: its PNG chunks could not be cleaned ({exc.reason})")
+        return picture
+
+
+def _x_meta(blob: bytes) -> bytes:
+    """Risu's x_meta: a PNG's tEXt chunks as a map, else the image type."""
+    kind = sniff_image(blob)
+    if kind == "png":
+        try:
+            chunks = text_chunks(blob)
+            return dump_json({c.keyword: c.payload().decode("latin-1") for c in chunks if c.kind == "tEXt"})
+        except InteropError:
+            pass  # a damaged chunk stream: fall back to the type label
+    label = {"png": "PNG", "jpeg": "JPEG", "gif": "GIF", "webp": "WEBP", "avif": "AVIF"}.get(kind or "", "Unknown")
+    return dump_json({"type": label})
+
+
+def _write_charx(doc: Document, ctx: WriteContext) -> bytes:
+    card = to_v3(as_card(doc))
+    raw = card.dump()
+    data = raw.setdefault("data", {})
+    risu = doc.native.get("risu") if doc.format == "risu-charx" else None
+    source = doc.native.get("charx") if risu is not None else None
+    book = card.data.character_book
+    if book is None:  # Risu always writes a module; keep the one read, if any
+        meta = {k: v for k, v in ((risu or {}).get("module") or {}).items() if k not in (*SCRIPT_KEYS, "lorebook")}
+        book = Lorebook.model_validate({"entries": [], **({"extensions": {NS: {"module": meta}}} if meta else {})})
+    module = module_from_book(book, standalone=False, default_name=f"{data.get('name') or 'Character'} Module")
+    module.setdefault("lorebook", [])
+    ext = data.get("extensions")
+    risuai = ext.get("risuai") if isinstance(ext, dict) else None
+    card_scripts = (risu or {}).get("card_scripts") or {}
+    original = (risu or {}).get("module") or {}
+    if isinstance(risuai, dict):
+        for module_key, card_key in SCRIPT_KEYS.items():
+            if card_key not in risuai:
+                continue
+            module[module_key] = risuai.pop(card_key)
+            if card_key in card_scripts:  # card.json had its own copy: keep it unless the scripts were edited
+                same = module[module_key] == original.get(module_key)
+                risuai[card_key] = card_scripts[card_key] if same else module[module_key]
+    drop_empty(data, list((risu or {}).get("created") or []))
+    if risu is not None and card.data.character_book is not None and _unchanged(book, risu):
+        data["character_book"] = copy.deepcopy(risu.get("card_book"))  # unchanged: card.json's own view
+        if data["character_book"] is None:
+            del data["character_book"]
+    elif card.data.character_book is not None:
+        data["character_book"] = _card_book_view(book)
+    module_payload: dict[str, Any] = {"module": module, "type": MODULE_TYPE}
+    # A module's own asset records travel inside module.risum (a .risum read as a lorebook, or a Risu CHARX).
+    module_assets: list[bytes] = records_of(doc) if doc.format == "risum" else []
+    text = None
+    if risu is not None:
+        module_assets = list(risu.get("module_assets") or [])
+        if risu.get("module") == module:
+            text = risu.get("module_json_text")
+    module_bytes = write_risum(text if isinstance(text, bytes) else module_payload, module_assets)
+
+    members: dict[str, bytes] = {}
+    methods: dict[str, int] = {}
+    if isinstance(source, dict):
+        for name in source.get("order") or []:
+            if name == CARD_JSON:
+                continue
+            blob = module_bytes if name == MODULE_MEMBER else doc.members.get(name, doc.assets.get(EMBED + name))
+            if blob is not None:
+                members[name] = blob
+                methods[name] = source.get("compression", {}).get(name, ZIP_STORED)
+    members.setdefault(MODULE_MEMBER, module_bytes)
+    members[MODULE_MEMBER] = module_bytes
+    taken = set(members)
+    assets = data.get("assets")
+    if isinstance(assets, list):
+        for index, asset in enumerate(assets):
+            uri = asset.get("uri") if isinstance(asset, dict) else None
+            if not isinstance(uri, str) or (uri.startswith(EMBED) and uri[len(EMBED) :] in members):
+                continue
+            blob = doc.assets.get(uri)
+            if blob is None and uri == "ccdefault:" and doc.image is not None:
+                blob = _plain_picture(doc, doc.image)
+            if blob is None:
+                continue
+            path, meta = _risu_path(asset, index, blob, taken)
+            members[path] = blob
+            members.setdefault(meta, _x_meta(blob))
+            methods.setdefault(meta, ZIP_DEFLATED)
+            asset["uri"] = EMBED + path
+    from_charx = isinstance(doc.native.get("charx"), dict)
+    for name, blob in doc.members.items():
+        if name in members or name == CARD_JSON:
+            continue
+        if from_charx and is_safe_member_name(name):
+            members[name] = blob  # other CHARX members (x_meta, app JSON, ...) travel as they are
+        else:
+            doc.warn(f"{doc.format} part {name!r} has no place in a Risu CHARX; not carried")
+    card_bytes = dump_json(raw, pretty=ctx.pretty)
+    original = source.get("card_json") if isinstance(source, dict) else None
+    if isinstance(original, bytes) and ctx.pretty and load_json(original) == raw:
+        card_bytes = original
+    compression = {name: methods.get(name, ZIP_STORED) for name in members}
+    compression[CARD_JSON] = source.get("compression", {}).get(CARD_JSON, ZIP_STORED) if source else ZIP_STORED
+    prefix = source.get("prefix", b"") if isinstance(source, dict) else b""
+    return write_charx(card_bytes, members, prefix=prefix or b"", compression=compression)
+
+
+def _describe_charx(doc: Document) -> dict[str, Any]:
+    facts = describe_risu_book(doc.book)
+    module = (doc.native.get("risu") or {}).get("module") or {}
+    for key in ("regex", "trigger"):
+        value = module.get(key)
+        facts[f"module_{key}"] = len(value) if isinstance(value, list) else 0
+    facts["module"] = module.get("name")
+    return facts
+
+
+# --- risu-character: Risu's internal camelCase character object ---------------------
+
+# Risu character key -> canonical data field (mappings/risu.json, card level).
+_CARD_FIELDS = (
+    ("name", "name"), ("desc", "description"), ("personality", "personality"), ("scenario", "scenario"),
+    ("firstMessage", "first_mes"), ("exampleMessage", "mes_example"), ("systemPrompt", "system_prompt"),
+    ("replaceGlobalNote", "post_history_instructions"), ("creatorNotes", "creator_notes"),
+    ("alternateGreetings", "alternate_greetings"), ("tags", "tags"), ("creator", "creator"),
+    ("characterVersion", "character_version"), ("nickname", "nickname"), ("source", "source"),
+    ("group_only_greetings", "group_only_greetings"), ("creation_date", "creation_date"),
+    ("modification_date", "modification_date"),
+)  # fmt: skip
+_RISUAI_KEYS = {
+    "bias": "bias", "viewScreen": "viewScreen", "customscript": "customScripts", "triggerscript": "triggerscript",
+    "utilityBot": "utilityBot", "sdData": "sdData", "backgroundHTML": "backgroundHTML", "license": "license",
+    "additionalText": "additionalText", "largePortrait": "largePortrait", "lorePlus": "lorePlus",
+    "inlayViewScreen": "inlayViewScreen", "newGenData": "newGenData", "lowLevelAccess": "lowLevelAccess",
+    "defaultVariables": "defaultVariables",
+}  # fmt: skip
+_MARKERS = ("firstMessage", "chaId", "globalLore", "exampleMessage", "desc")
+
+
+def _detect_character(probe: Probe) -> int:
+    obj = probe.json_object
+    if obj is None or "spec" in obj or not isinstance(obj.get("name"), str):
+        return 0
+    hits = sum(1 for key in _MARKERS if key in obj)
+    # Above ccv1's 100: a Risu character also has V1's field names, but never a V1 card's firstMessage.
+    return 110 if "firstMessage" in obj and hits >= 2 else 0
+
+
+def card_from_risu_character(obj: dict[str, Any], *, file: str | None = None) -> Card:
+    rest = dict(obj)
+    data: dict[str, Any] = {}
+    for native, canonical in _CARD_FIELDS:
+        if native in rest:
+            data[canonical] = rest.pop(native)
+    additional = rest.get("additionalData")
+    if isinstance(additional, dict):  # Risu's exporter takes these two from additionalData
+        for native, canonical in (("creator", "creator"), ("character_version", "character_version")):
+            if native in additional:
+                data[canonical] = additional[native]
+    extensions: dict[str, Any] = {}
+    if isinstance(rest.get("extentions"), dict):
+        extensions.update(rest.pop("extentions"))
+    risuai = {_RISUAI_KEYS[k]: rest.pop(k) for k in list(rest) if k in _RISUAI_KEYS}
+    lore = rest.pop("globalLore", None)
+    if lore is not None:
+        book = lorebook_from_risu_entries(lore, location="globalLore").dump()
+        settings = rest.pop("loreSettings", None)
+        if isinstance(settings, dict):
+            for native, canonical in (("scanDepth", "scan_depth"), ("tokenBudget", "token_budget"),
+                                      ("recursiveScanning", "recursive_scanning")):
+                if native in settings:
+                    book[canonical] = settings[native]
+        lore_ext = rest.pop("loreExt", None)
+        if isinstance(lore_ext, dict):
+            book["extensions"] = {**lore_ext, **book.get("extensions", {})}
+        data["character_book"] = book
+    risuai["character"] = rest  # everything else of the Risu character, whole
+    extensions["risuai"] = risuai
+    data["extensions"] = extensions
+    return card_from_json({"spec": "chara_card_v3", "spec_version": "3.0", "data": data}, file=file)
+
+
+def _read_character(data: bytes, ctx: ReadContext) -> Document:
+    obj = ctx.json(data)
+    if not isinstance(obj, dict):
+        raise InvalidCardError("Risu character JSON is not an object", file=ctx.filename)
+    doc = Document(format="risu-character", card=card_from_risu_character(obj, file=ctx.filename),
+                   source=ctx.filename)
+    note_card_quirks(doc)
+    warning = check_spec_version(doc.card) if doc.card is not None else None
+    if warning:
+        doc.warn(warning)
+    return doc
+
+
+def _describe_character(doc: Document) -> dict[str, Any]:
+    return describe_risu_book(doc.book)
+
+
+register(
+    Format(
+        name="risu-charx",
+        kind="card",
+        title="RisuAI CHARX (card.json + module.risum, Risu's asset layout)",
+        suffix=".charx",
+        platform="risu",
+        detect=_detect_charx,
+        read=_read_charx,
+        write=_write_charx,
+        describe=_describe_charx,
+    )
+)
+register(
+    Format(
+        name="risu-character",
+        kind="card",
+        title="RisuAI internal character JSON (camelCase: firstMessage, globalLore, ...)",
+        suffix=".json",
+        platform="risu",
+        detect=_detect_character,
+        read=_read_character,
+        describe=_describe_character,
+    )
+)

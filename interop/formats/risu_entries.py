@@ -1,0 +1,443 @@
+"""RisuAI internal ``loreBook`` objects <-> the canonical ``Lorebook``.
+
+Risu holds one lorebook as a flat list of raw entries (risu.md 1); the
+``{"type":"risu"}`` export, ``.risum`` modules and Risu CHARX all carry that
+list unchanged. Layout in the canonical model (also in mappings/risu.json):
+
+* Mapped fields (``key`` -> ``keys``, ``insertorder`` -> ``insertion_order``, ...) come
+  from the mapping table. ``extentions`` (sic) is the entry's ``extensions``;
+  its ``risu_case_sensitive`` is ``case_sensitive``.
+* Risu-only fields live in ``entry.extensions.risuai``: ``mode``, ``bookVersion``,
+  ``activationPercent``, ``loreCache``, ``folder`` (the folder id without the
+  ``\\uf000folder:`` prefix), unknown fields under ``extra``, and under ``text``
+  the exact ``key``/``secondkey`` text when re-joining the split list would not
+  give it back. The namespace's presence marks an entry that came from Risu.
+* Folder entries are not entries: ``book.extensions.risuai.folders`` lists
+  ``{"id", "name", "position", "parent", "fields"}`` where ``position`` is the
+  number of entries before the folder and ``fields`` its other raw fields.
+* Decorators with an exact SillyTavern field become that field
+  (``risu_decorators``); the original lines are recorded in
+  ``entry.extensions.risuai.decorators`` and written back unchanged.
+* Writing canonical data Risu cannot hold stashes it in the entry's
+  ``extentions.interop_stash``, which Risu keeps and ignores: ``entry`` (fields
+  such as ``enabled``, ``priority``, ``name``, the exact key list when a key has a
+  comma), ``decorators`` (the lines we generated and the values they replace),
+  ``absent``/``filled`` (canonical fields that were missing / Risu fields we
+  filled in), ``card_fields`` (``mode``/``folder`` that sat on a CCv3 card entry,
+  as Risu's card export writes them) and ``case_in_extensions``. Reading removes
+  the stash again, so canonical -> Risu -> canonical is the identity.
+* Risu -> canonical -> Risu is the identity too, checked per entry: a stash
+  that would not write the entry back (edited in Risu, or hand-made) is kept as
+  an ordinary ``extentions`` key instead of being interpreted.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from ..errors import InvalidCardError
+from ..mappings import load as load_mapping
+from ..model import Lorebook, as_str_list
+from ..model.decorators import JS_WHITESPACE
+from . import risu_decorators as deco
+
+FOLDER_PREFIX = "\uf000folder:"
+NS = "risuai"
+STASH = "interop_stash"
+CASE_KEY = "risu_case_sensitive"
+KEY_FIELDS = ("key", "secondkey")
+REQUIRED = ("key", "comment", "content", "mode", "insertorder", "alwaysActive", "secondkey", "selective")
+FILLED_FOR_FOREIGN = ("mode", "bookVersion")
+CARD_FIELDS = ("mode", "folder")  # non-spec fields Risu's card export adds to CCv3 entries
+FIELD_ORDER = (
+    "key", "comment", "content", "mode", "insertorder", "alwaysActive", "secondkey", "selective",
+    "useRegex", "folder", "bookVersion", "extentions", "activationPercent", "loreCache", "id",
+)  # fmt: skip
+
+_MAPPING = load_mapping("risu")
+_ENTRY_FIELDS = _MAPPING.fields_at("entry")
+RENAMES: dict[str, str] = {
+    f.native: f.canonical for f in _ENTRY_FIELDS if f.canonical and "." not in f.canonical and "." not in f.native
+}
+NATIVE_OF: dict[str, str] = {canonical: native for native, canonical in RENAMES.items()}
+NATIVE_ONLY: tuple[str, ...] = tuple(
+    f.native for f in _ENTRY_FIELDS if f.canonical and f.canonical.startswith(f"extensions.{NS}.")
+)
+DEFAULTS: dict[str, Any] = _MAPPING.defaults("entry")
+_MISSING = object()
+
+
+def split_keys(text: str) -> list[str]:
+    """Risu's reading of a key string: split on commas, trim, drop empty parts."""
+    return [part.strip(JS_WHITESPACE) for part in text.split(",") if part.strip(JS_WHITESPACE)]
+
+
+def _canonical_default(native: str) -> Any:
+    return [] if native in KEY_FIELDS else DEFAULTS[native]
+
+
+def _folder_ref(value: Any) -> tuple[str, Any]:
+    """(field, value) for a raw folder reference: the id without its prefix when it has one."""
+    if isinstance(value, str) and value.startswith(FOLDER_PREFIX):
+        return "id", value[len(FOLDER_PREFIX) :]
+    return "key", value
+
+
+# --- Risu -> canonical ---------------------------------------------------------
+
+
+def entry_from_risu(raw: dict[str, Any]) -> dict[str, Any]:
+    """One raw Risu entry as a canonical entry dict (``raw`` is not modified).
+
+    Writing the result back must give ``raw`` again. Our stash and the
+    decorator translation are checked against that; a stash that does not
+    reproduce the entry (edited or hand-made) is kept as an ordinary
+    ``extentions`` key, and decorators that would not come back are left alone.
+    """
+    for use_stash, translate in ((True, True), (False, True), (False, False)):
+        data = _entry_from_risu(copy.deepcopy(raw), use_stash=use_stash, translate=translate)
+        if same_json(entry_to_risu(data), raw):
+            return data
+    return data
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """Deep equality that tells 1, 1.0 and true apart (as the identity rule's deepdiff does)."""
+    try:
+        return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    except (TypeError, ValueError):
+        return bool(a == b)
+
+
+def _entry_from_risu(raw: dict[str, Any], *, use_stash: bool, translate: bool) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    ns: dict[str, Any] = {}
+    text: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    native_ext: Any = _MISSING
+    for name, value in raw.items():
+        if name == "extentions":
+            native_ext = value
+        elif name in KEY_FIELDS:
+            if isinstance(value, str):
+                parts = split_keys(value)
+                data[RENAMES[name]] = parts
+                if ", ".join(parts) != value:
+                    text[name] = value
+            else:
+                text[name] = value  # off-type: kept verbatim, the canonical list stays unset
+        elif name in RENAMES:
+            data[RENAMES[name]] = value
+        elif name == "folder":
+            kind, ref = _folder_ref(value)
+            ns["folder" if kind == "id" else "folder_key"] = ref
+        elif name in NATIVE_ONLY:
+            ns[name] = value
+        else:
+            extra[name] = value
+    if text:
+        ns["text"] = text
+    if extra:
+        ns["extra"] = extra
+
+    marker: dict[str, Any] | None = None
+    extensions: dict[str, Any] = {}
+    if isinstance(native_ext, dict):
+        extensions = dict(native_ext)
+        if use_stash and isinstance(extensions.get(STASH), dict):
+            marker = extensions.pop(STASH)
+        if CASE_KEY in extensions:
+            data["case_sensitive"] = extensions.pop(CASE_KEY)
+        if NS in extensions:
+            ns["extentions_risuai"] = extensions.pop(NS)
+        if not native_ext:
+            ns["empty_extentions"] = True
+    elif native_ext is not _MISSING:
+        ns["extentions"] = native_ext
+
+    if marker is None:
+        data["extensions"] = {**extensions, NS: ns}
+        record = deco.from_risu(data) if translate else None
+        if record is not None:
+            ns["decorators"] = record
+        return data
+    return _apply_marker(raw, data, ns, extensions, marker)
+
+
+def _apply_marker(
+    raw: dict[str, Any], data: dict[str, Any], ns: dict[str, Any], extensions: dict[str, Any], marker: dict[str, Any]
+) -> dict[str, Any]:
+    """Undo what ``entry_to_risu`` did to a canonical entry that did not come from Risu."""
+    for native in marker.get("filled") or ():
+        if native in ns and ns[native] == DEFAULTS.get(native):
+            del ns[native]
+    if marker.get("case_in_extensions") is True and "case_sensitive" in data:
+        extensions[CASE_KEY] = data.pop("case_sensitive")
+    for name in marker.get("card_fields") or ():
+        if name in CARD_FIELDS and name in raw:
+            data[name] = raw[name]
+            for key in (name, f"{name}_key"):
+                ns.pop(key, None)
+    stashed = marker.get("entry") if isinstance(marker.get("entry"), dict) else {}
+    text = ns.get("text") if isinstance(ns.get("text"), dict) else {}
+    for name in ("keys", "secondary_keys"):
+        native = NATIVE_OF[name]
+        current = raw.get(native)
+        # The exact list wins only while Risu's text still says the same thing.
+        if (
+            name in stashed
+            and isinstance(current, str)
+            and split_keys(current) == split_keys(", ".join(as_str_list(stashed[name])))
+        ):
+            data[name] = copy.deepcopy(stashed[name])
+            text.pop(native, None)
+    if "text" in ns and not text:
+        del ns["text"]
+    absent = set(marker.get("absent") or ())
+    if extensions or ns or "extensions" not in absent:
+        data["extensions"] = {**extensions, **({NS: ns} if ns else {})}
+    for name, value in stashed.items():
+        if name not in ("keys", "secondary_keys"):
+            data[name] = copy.deepcopy(value)
+    generated = marker.get("decorators")
+    if isinstance(generated, dict) and not deco.strip_generated(
+        data, generated.get("text", ""), generated.get("fields", {})
+    ):
+        record = deco.from_risu(data)  # the user edited our lines in Risu: read them as Risu decorators
+        if record is not None and isinstance(data.get("extensions"), dict):
+            data["extensions"].setdefault(NS, {})["decorators"] = record
+    for name in absent - {"extensions"}:
+        native = NATIVE_OF.get(name)
+        if native is not None and data.get(name) == _canonical_default(native):
+            data.pop(name, None)
+    return data
+
+
+def folder_from_risu(raw: dict[str, Any], position: int) -> dict[str, Any]:
+    record: dict[str, Any] = {}
+    if "key" in raw:
+        kind, ref = _folder_ref(raw["key"])
+        record[kind] = ref
+    if "comment" in raw:
+        record["name"] = raw["comment"]
+    record["position"] = position
+    if "folder" in raw:
+        kind, ref = _folder_ref(raw["folder"])
+        record["parent" if kind == "id" else "parent_key"] = ref
+    record["fields"] = {k: v for k, v in raw.items() if k not in ("key", "comment", "mode", "folder")}
+    return record
+
+
+def _folder_from_card(raw: dict[str, Any]) -> bool:
+    """A folder entry we wrote from a CCv3 card entry: it goes back to being that entry."""
+    ext = raw.get("extentions")
+    marker = ext.get(STASH) if isinstance(ext, dict) else None
+    return isinstance(marker, dict) and "mode" in (marker.get("card_fields") or ())
+
+
+def lorebook_from_risu_entries(entries: list[dict[str, Any]], *, location: str = "data") -> Lorebook:
+    """Risu's raw ``loreBook`` list as a canonical Lorebook (folders in ``extensions.risuai.folders``)."""
+    if not isinstance(entries, list):
+        raise InvalidCardError("Risu lorebook is not a list of entries", location=location)
+    canonical: list[dict[str, Any]] = []
+    folders: list[dict[str, Any]] = []
+    for index, raw in enumerate(entries):
+        if not isinstance(raw, dict):
+            raise InvalidCardError(f"entry is a {type(raw).__name__}, not an object", location=f"{location}[{index}]")
+        if raw.get("mode") == "folder" and not _folder_from_card(raw):
+            folders.append(folder_from_risu(raw, len(canonical)))
+        else:
+            canonical.append(entry_from_risu(raw))
+    book: dict[str, Any] = {"entries": canonical}
+    if folders:
+        book["extensions"] = {NS: {"folders": folders}}
+    return Lorebook.model_validate(book)
+
+
+# --- canonical -> Risu ---------------------------------------------------------
+
+
+def _write_keys(value: Any, native: str, text: dict[str, Any], stash: dict[str, Any], canon: str) -> Any:
+    original = text.get(native)
+    if isinstance(value, list) and all(isinstance(k, str) for k in value):
+        if isinstance(original, str) and split_keys(original) == value:
+            return original
+        joined = ", ".join(value)
+        if split_keys(joined) != value:
+            stash[canon] = value  # commas, padding or empty keys: Risu would read other keys
+        return joined
+    stash[canon] = value
+    return ", ".join(as_str_list(value))
+
+
+def entry_to_risu(entry: dict[str, Any]) -> dict[str, Any]:
+    """One canonical entry dict as a raw Risu entry (the input is not modified)."""
+    d = copy.deepcopy(entry)
+    ext = d.get("extensions", _MISSING)
+    ns: dict[str, Any] | None = None
+    if isinstance(ext, dict) and isinstance(ext.get(NS), dict):
+        ns = ext.pop(NS)
+    from_risu = ns is not None
+    ns = ns or {}
+    text = ns.get("text") if isinstance(ns.get("text"), dict) else {}
+
+    content_absent = "content" not in d
+    generated = deco.Generated()
+    record = ns.get("decorators")
+    if not (isinstance(record, dict) and deco.restore_text(d, record)):
+        generated = deco.to_risu(d)
+        if isinstance(record, dict):
+            deco.drop_empty(d, list(record.get("created") or []))
+        if generated.text:
+            content = d.get("content")
+            d["content"] = generated.text + (content if isinstance(content, str) else "")
+    ext = d.pop("extensions", _MISSING)
+
+    out: dict[str, Any] = {}
+    stash: dict[str, Any] = {}
+    absent: list[str] = []
+    filled: list[str] = []
+    for native, canon in RENAMES.items():
+        if canon in d:
+            value = d.pop(canon)
+            out[native] = _write_keys(value, native, text, stash, canon) if native in KEY_FIELDS else value
+        elif native in text and not isinstance(text[native], str):
+            out[native] = text[native]
+        elif not from_risu and native in REQUIRED:
+            out[native] = DEFAULTS[native]
+            absent.append(canon)
+    if content_absent and "content" in out and not from_risu:
+        absent.append("content")  # only generated decorator lines are in it
+    card_fields: list[str] = []
+    if not from_risu:
+        # Risu's own CCv3 export puts mode/folder on card entries: they are Risu's fields again.
+        for name in CARD_FIELDS:
+            if isinstance(d.get(name), str):
+                out[name] = d.pop(name)
+                card_fields.append(name)
+        for native in FILLED_FOR_FOREIGN:
+            if native not in out:
+                out[native] = DEFAULTS[native]
+                filled.append(native)
+    for name in NATIVE_ONLY:
+        if name in ns and name != "folder":
+            out[name] = ns[name]
+    if "folder" in ns:
+        out["folder"] = FOLDER_PREFIX + str(ns["folder"])
+    elif "folder_key" in ns:
+        out["folder"] = ns["folder_key"]
+    out.update(ns.get("extra") or {})
+
+    native_ext: dict[str, Any] = {}
+    if isinstance(ext, dict):
+        native_ext = ext
+    elif ext is not _MISSING:
+        stash["extensions"] = ext  # an off-type canonical value
+    if "extentions_risuai" in ns:
+        native_ext[NS] = ns["extentions_risuai"]
+    case_in_extensions = CASE_KEY in native_ext  # a Risu card export's entry: its own copy stays as it is
+    if "case_sensitive" in d and not case_in_extensions:
+        native_ext[CASE_KEY] = d.pop("case_sensitive")
+    # Whatever canonical data is left (enabled, priority, position, name, unknown keys) has no Risu field.
+    stash.update(d)
+    marker = {
+        k: v
+        for k, v in (
+            ("entry", stash),
+            ("absent", absent),
+            ("filled", filled),
+            ("card_fields", card_fields),
+            ("case_in_extensions", case_in_extensions and not from_risu),
+            ("decorators", {"text": generated.text, "fields": generated.fields} if generated.text else None),
+        )
+        if v
+    }
+    if marker:
+        native_ext[STASH] = marker
+        if ext is _MISSING or not isinstance(ext, dict):
+            marker.setdefault("absent", []).append("extensions")
+    if "extentions" in ns:
+        out["extentions"] = ns["extentions"]
+    elif native_ext or ns.get("empty_extentions") or (not from_risu and isinstance(ext, dict)):
+        out["extentions"] = native_ext
+    return _ordered(out)
+
+
+def _ordered(out: dict[str, Any]) -> dict[str, Any]:
+    known = {k: out[k] for k in FIELD_ORDER if k in out}
+    return {**known, **{k: v for k, v in out.items() if k not in known}}
+
+
+def folder_to_risu(record: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if "id" in record:
+        out["key"] = FOLDER_PREFIX + str(record["id"])
+    elif "key" in record:
+        out["key"] = record["key"]
+    if "name" in record:
+        out["comment"] = record["name"]
+    out["mode"] = "folder"
+    fields = record.get("fields")
+    if isinstance(fields, dict):
+        out.update(fields)
+    else:  # a folder made outside Risu: give it what Risu's addLorebookFolder writes
+        for native in REQUIRED:
+            out.setdefault(native, DEFAULTS[native])
+        out.setdefault("bookVersion", DEFAULTS["bookVersion"])
+    if "parent" in record:
+        out["folder"] = FOLDER_PREFIX + str(record["parent"])
+    elif "parent_key" in record:
+        out["folder"] = record["parent_key"]
+    return _ordered(out)
+
+
+def risu_entries_from_lorebook(book: Lorebook) -> list[dict[str, Any]]:
+    """A canonical Lorebook as Risu's raw ``loreBook`` list, folders back at their positions."""
+    entries = [entry_to_risu(entry.dump()) for entry in book.entries]
+    folders = book.ext(NS).get("folders")
+    pending = [f for f in folders if isinstance(f, dict)] if isinstance(folders, list) else []
+    pending.sort(key=lambda f: f["position"] if isinstance(f.get("position"), int) else len(entries))
+    result: list[dict[str, Any]] = []
+    for index, entry in enumerate(entries):
+        while pending and isinstance(pending[0].get("position"), int) and pending[0]["position"] <= index:
+            result.append(folder_to_risu(pending.pop(0)))
+        result.append(entry)
+    result.extend(folder_to_risu(f) for f in pending)
+    return result
+
+
+# --- book-level data Risu has no place for ----------------------------------------
+
+
+def book_stash(book: Lorebook, *, native: tuple[str, ...] = (f"extensions.{NS}.folders",)) -> dict[str, Any]:
+    """The book's data other than its entries and the ``native`` paths the Risu format holds itself.
+
+    A container left empty by removing a native path is removed too: reading
+    recreates it whenever the native data is there.
+    """
+    data = book.dump()
+    data.pop("entries", None)
+    for path in native:
+        if not deco.get_path(data, path):
+            continue
+        deco.pop_path(data, path)
+        parents = path.split(".")[:-1]
+        deco.drop_empty(data, [".".join(parents[: i + 1]) for i in range(len(parents))])
+    return data
+
+
+def book_with_stash(book: Lorebook, stash: dict[str, Any]) -> Lorebook:
+    """Put ``book_stash`` data back around a book read from Risu entries."""
+    merged = copy.deepcopy(stash)
+    merged.pop("entries", None)
+    current = book.dump()
+    for name in ("name", "description"):
+        if name in current:
+            merged[name] = current[name]
+    for key, value in book.ext(NS).items():
+        if not deco.set_path(merged, f"extensions.{NS}.{key}", value):
+            merged["extensions"] = {NS: {key: value}}  # the stash held an off-type value there
+    merged["entries"] = current.get("entries", [])
+    return Lorebook.model_validate(merged)

@@ -1,0 +1,121 @@
+"""Typed storage of SillyTavern-only data in the canonical model.
+
+Layout (condensed spec Appendix A, names we chose where it gives none; the
+full table with native names is ``mappings/sillytavern.json``)::
+
+    entry.extensions.sillytavern.entry.*     -> STEntryExt
+    book.extensions.sillytavern.lorebook.*   -> STLorebookExt
+    card data.extensions.sillytavern.*       -> STCardExt (what ST's exporter drops)
+
+Every field is ``Lenient`` like the rest of the canonical model: a native value
+of the expected type is validated strictly, anything else is kept verbatim, so
+``role: null`` stays ``null`` and an absent field stays absent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model import CanonicalModel, Lenient, Lorebook, LorebookEntry
+
+NAMESPACE = "sillytavern"
+Number = int | float
+
+
+class STCharacterFilter(CanonicalModel):
+    """Native ``characterFilter {isExclude, names, tags}`` as ``{mode, values, tags}``.
+
+    ``mode`` is ``"exclude"``/``"include"`` for ``isExclude`` true/false; ``values``
+    are the avatar file names (without extension) ST compares with; ``tags`` are
+    ST's local tag ids. Neither is portable across installs.
+    """
+
+    mode: Lenient[str] = None
+    values: Lenient[list[str]] = None
+    tags: Lenient[list[str]] = None
+
+
+class STEntryExt(CanonicalModel):
+    """``entry.extensions.sillytavern.entry``: every ST entry knob without a CCv3 field."""
+
+    # Placement
+    insertion_position: Lenient[int] = None  # position: 0 before .. 7 outlet
+    depth: Lenient[Number] = None
+    role: Lenient[int] = None  # 0 system, 1 user, 2 assistant; legacy files hold null
+    outlet_name: Lenient[str] = None
+    # Activation
+    trigger_percent: Lenient[Number] = None  # probability
+    use_probability: Lenient[bool] = None
+    optional_logic: Lenient[int] = None  # selectiveLogic: 0 AND_ANY, 1 NOT_ALL, 2 NOT_ANY, 3 AND_ALL
+    vectorized: Lenient[bool] = None
+    triggers: Lenient[list[str]] = None
+    additional_matching_sources: Lenient[list[str]] = None
+    character_filter: Lenient[STCharacterFilter] = None
+    # Per-entry overrides of global settings (null = use the global setting)
+    scan_depth: Lenient[Number] = None
+    case_sensitive: Lenient[bool] = None  # only the null override; a boolean lives in CCv3 case_sensitive
+    match_whole_words: Lenient[bool] = None
+    group_scoring: Lenient[bool] = None
+    # Inclusion groups
+    inclusion_groups: Lenient[list[str]] = None
+    group_text: Lenient[str] = None  # the native comma string when joining inclusion_groups does not give it back
+    group_weight: Lenient[Number] = None
+    prioritize_inclusion: Lenient[bool] = None
+    # Recursion and budget
+    non_recursable: Lenient[bool] = None
+    prevent_further_recursion: Lenient[bool] = None
+    delay_until_recursion: Lenient[bool] = None
+    recursion_level: Lenient[Number] = None  # set when the native value is a number (level), not a boolean
+    ignore_budget: Lenient[bool] = None
+    # Timed effects
+    sticky: Lenient[Number] = None
+    cooldown: Lenient[Number] = None
+    delay: Lenient[Number] = None
+    # Editor state and bookkeeping
+    add_memo: Lenient[bool] = None
+    display_index: Lenient[Number] = None
+    automation_id: Lenient[str] = None
+    uid_key: Lenient[str] = None  # the object key in `entries` when it is not str(uid)
+    has_extensions: Lenient[bool] = None  # the native entry had an `extensions` object
+    unknown: Lenient[dict[str, Any]] = None  # native fields this table does not know, verbatim
+    verbatim: Lenient[dict[str, Any]] = None  # known native fields the typed fields cannot reproduce; win on write
+    omit: Lenient[list[str]] = None  # native fields the typed fields would add but the file did not have
+    card_fields: Lenient[dict[str, Any]] = None  # CCv3 entry fields ST's card exporter drops (name, priority, ...)
+    world_extensions: Lenient[list[str]] = None  # card stash only: keys the world entry's own `extensions` had
+
+
+class STLorebookExt(CanonicalModel):
+    """``book.extensions.sillytavern.lorebook``: world-file data without a CCv3 book field."""
+
+    native_world: Lenient[bool] = None  # the book was read from a world file: write back only what it had
+    original_data: Any = None  # the world file's `originalData` (a card book), verbatim
+    unknown: Lenient[dict[str, Any]] = None  # other top-level keys of the world file (e.g. legacy `folders`)
+    # Global-setting defaults some editors keep per book (Appendix A.2); ST itself keeps these globally.
+    case_sensitive_default: Lenient[bool] = None
+    match_whole_words_default: Lenient[bool] = None
+    group_scoring_default: Lenient[bool] = None
+    scan_depth_default: Lenient[Number] = None
+
+
+class STCardExt(CanonicalModel):
+    """``data.extensions.sillytavern`` on a card we write for ST: book fields ST's exporter drops."""
+
+    character_book: Lenient[dict[str, Any]] = None
+
+
+def entry_ext(entry: LorebookEntry) -> STEntryExt:
+    """The entry's typed ST namespace (empty when absent)."""
+    raw = entry.ext(NAMESPACE).get("entry")
+    return STEntryExt.model_validate(raw) if isinstance(raw, dict) else STEntryExt()
+
+
+def book_ext(book: Lorebook) -> STLorebookExt:
+    raw = book.ext(NAMESPACE).get("lorebook")
+    return STLorebookExt.model_validate(raw) if isinstance(raw, dict) else STLorebookExt()
+
+
+def foreign_extensions(extensions: Any) -> dict[str, Any]:
+    """``extensions`` without our namespace (what other tools and ST itself keep)."""
+    if not isinstance(extensions, dict):
+        return {}
+    return {k: v for k, v in extensions.items() if k != NAMESPACE}

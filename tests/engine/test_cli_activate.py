@@ -1,0 +1,75 @@
+"""``interop activate`` (issue 8, item 5)."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from interop.cli import cli
+from tests.engine.scenario import CHATS
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(cli, ["activate", *args], catch_exceptions=False)
+
+
+def test_text_output_with_trace() -> None:
+    result = invoke(
+        str(CHATS / "st_budget.json"), "--chat", str(CHATS / "harbor.jsonl"), "--platform", "sillytavern", "--trace"
+    )
+    assert result.exit_code == 0, result.output
+    assert "turn 4 (sillytavern): 5 entries injected" in result.output
+    assert "[at_depth depth=2 role=assistant]" in result.output
+    assert "[outlet outlet=harbor]" in result.output
+    assert "request log:" in result.output and "key_match" in result.output
+
+
+def test_json_output_and_turn_selection() -> None:
+    result = invoke(
+        str(CHATS / "st_timed.json"), "--chat", str(CHATS / "storm.jsonl"), "--json", "--trace", "--turn", "4"
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["turn"] == 4
+    # earlier turns ran first, so the sticky storm entry is still active at turn 4
+    reasons = {r["entry_id"]: r["reason"] for r in data["log"]}
+    assert reasons["st_timed.0"] == "sticky" and reasons["st_timed.1"] == "cooldown"
+
+
+def test_all_turns_and_other_platforms() -> None:
+    result = invoke(
+        str(CHATS / "risu_harbor.json"),
+        "--chat",
+        str(CHATS / "harbor.jsonl"),
+        "--platform",
+        "risu",
+        "--json",
+        "--all-turns",
+        "--seed",
+        "3",
+    )
+    assert result.exit_code == 0, result.output
+    assert [r["turn"] for r in json.loads(result.output)] == [2, 4]
+    agnai = invoke(str(CHATS / "agnai_harbor.json"), "--chat", str(CHATS / "harbor.jsonl"), "--platform", "agnai")
+    assert agnai.exit_code == 0 and "memory" in agnai.output
+
+
+def test_bad_turn_is_an_input_error() -> None:
+    result = CliRunner().invoke(
+        cli, ["activate", str(CHATS / "st_budget.json"), "--chat", str(CHATS / "harbor.jsonl"), "--turn", "99"]
+    )
+    assert result.exit_code == 3
+    assert "--turn must be between 0 and 4" in result.output
+
+
+def test_setting_overrides() -> None:
+    result = invoke(
+        str(CHATS / "st_budget.json"), "--chat", str(CHATS / "harbor.jsonl"), "--setting", "max_context=400", "--json"
+    )
+    assert json.loads(result.output)["budget"] == 100  # 25 % of 400
+    bad = CliRunner().invoke(
+        cli,
+        ["activate", str(CHATS / "st_budget.json"), "--chat", str(CHATS / "harbor.jsonl"), "--setting", "nonsense=1"],
+    )
+    assert bad.exit_code == 2 and "expected NAME=VALUE" in bad.output
