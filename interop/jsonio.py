@@ -69,6 +69,11 @@ def load_json(
 
 def dump_json(obj: Any, *, pretty: bool = True) -> bytes:
     """Serialize to UTF-8 JSON. Non-ASCII is written as is (cards are full of CJK and emoji)."""
-    if pretty:
-        return json.dumps(obj, ensure_ascii=False, indent=2).encode("utf-8") + b"\n"
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    indent, separators, tail = (2, None, b"\n") if pretty else (None, (",", ":"), b"")
+    text = json.dumps(obj, ensure_ascii=False, indent=indent, separators=separators)
+    try:
+        return text.encode("utf-8") + tail
+    except UnicodeEncodeError:
+        # A lone surrogate (half an emoji, written by some broken exporters) has no UTF-8
+        # form; \uXXXX escapes keep it exactly, so the file reads back the same.
+        return json.dumps(obj, ensure_ascii=True, indent=indent, separators=separators).encode("ascii") + tail

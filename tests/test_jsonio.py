@@ -42,3 +42,11 @@ def test_invalid_utf8_and_syntax_are_corrupt_input() -> None:
 def test_text_size_limit() -> None:
     with pytest.raises(LimitExceededError):
         load_json(b'"' + b"a" * 100 + b'"', limits=Limits(max_text_bytes=50))
+
+
+def test_lone_surrogates_survive_a_write() -> None:
+    from interop.jsonio import dump_json
+
+    value = load_json(b'{"name": "half an emoji \\ud83d", "ok": "\xc3\xa9"}')
+    assert load_json(dump_json(value)) == value
+    assert load_json(dump_json(value, pretty=False)) == value

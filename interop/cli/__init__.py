@@ -67,10 +67,15 @@ def cli(ctx: click.Context, debug: bool, limits: tuple[str, ...]) -> None:
 
 
 def _register() -> None:
-    from . import activate_cmd, convert_cmd, inspect_cmd, schema_cmd, validate_cmd
+    from . import catalog_cmd, convert_cmd, diff_cmd, inspect_cmd, migrate_cmd, roundtrip_cmd, schema_cmd, validate_cmd
 
-    for module in (inspect_cmd, convert_cmd, validate_cmd, schema_cmd, activate_cmd):
+    for module in (inspect_cmd, convert_cmd, validate_cmd, schema_cmd, migrate_cmd, catalog_cmd):
         cli.add_command(module.command)
+    for module in (roundtrip_cmd, diff_cmd):
+        cli.add_command(module.command)
+    from . import activate_cmd
+
+    cli.add_command(activate_cmd.command)
 
 
 _register()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -14,6 +15,27 @@ from ..formats.registry import get_format
 from ..io import write_atomic
 from . import EXIT_CHECK_FAILED
 from .common import current_limits, format_choice
+
+
+def load_chats(paths: tuple[str, ...]) -> list[Any]:
+    """Chats for ``--behaviour``: JSONL files, or every ``*.jsonl`` in a folder (sorted)."""
+    from ..engine import load_chat
+
+    files: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        files.extend(sorted(path.glob("*.jsonl")) if path.is_dir() else [path])
+    return [load_chat(f) for f in files]
+
+
+behaviour_option = click.option(
+    "--behaviour",
+    "chats",
+    multiple=True,
+    type=click.Path(exists=True),
+    help="Chat JSONL file or folder (repeatable): also report entries that fire differently on the target.",
+)
+seed_option = click.option("--seed", default=0, show_default=True, help="Seed for probability rolls (--behaviour).")
 
 
 def default_output(source: Path, target: str) -> Path:
@@ -39,6 +61,8 @@ def default_output(source: Path, target: str) -> Path:
 )
 @click.option("--details", is_flag=True, help="List every field of the report, not groups.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the conversion line, not the fidelity table.")
+@behaviour_option
+@seed_option
 def command(
     source: str,
     target: str,
@@ -50,17 +74,21 @@ def command(
     strict: bool,
     details: bool,
     quiet: bool,
+    chats: tuple[str, ...],
+    seed: int,
 ) -> None:
     """Convert SOURCE to another format. The input file is never modified.
 
     Every conversion is checked: the output is read back and compared with the
     source, and each source field is reported as kept, translated, stashed,
-    approximated or lost (docs/fidelity.md).
+    approximated or lost (docs/fidelity.md). With --behaviour, the source and the
+    output are also run through the activation engine over the given chats and
+    each entry that fires differently on the target is an approximated item.
     """
     doc = read(source, format=source_format, limits=current_limits())
     image_bytes = Path(image).read_bytes() if image else None
     data = write(doc, target, image=image_bytes, pretty=not compact)
-    report = fidelity_report(doc, target, data)
+    report = fidelity_report(doc, target, data, chats=load_chats(chats) if chats else None, seed=seed)
     out = Path(output) if output else default_output(Path(source), target)
     inputs = [source] + ([image] if image else [])
     write_atomic(out, data, inputs=inputs)

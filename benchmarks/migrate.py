@@ -1,0 +1,490 @@
+"""Benchmark of ``interop migrate`` and catalog search, on SQLite and PostgreSQL.
+
+    python benchmarks/migrate.py                      # 10,000 files, 1,000,000 entries
+    python benchmarks/migrate.py --files 2000 --typical 1000 --entries 200000 --skip-pg
+
+1. Generates a mixed archive with our own writers: CCv3/CCv2 JSON cards (most
+   with a lorebook), PNG cards, standalone lorebooks (lorebook_v3, bare
+   character_book), realistic sizes (1-6 KB of card text, 3-40 entries of
+   100-600 characters).
+2. Runs the real ``interop migrate`` command (a subprocess, end to end: walk,
+   read, convert, fidelity report, atomic writes, catalog) into a fresh
+   catalog, with one worker and with ``--jobs 2``, on SQLite and PostgreSQL;
+   prints files/s and the time split from the run's ``--json`` summary.
+3. Bulk-inserts N lorebook entries straight into a fresh catalog (the FTS5
+   triggers / GIN index maintained as in real use) and times ``catalog
+   search`` queries of varying selectivity.
+
+Targets (PASS/FAIL), measured on a separate set of "typical" cards (peers.md:
+~5.7 KB of card JSON with a 5-entry lorebook; CCv3/CCv2 JSON and PNG): >= 200
+files/s on SQLite with one worker, judged on wall time and on files per
+CPU-second (wall time on a shared machine mostly measures the neighbours),
+database share < 30 % of that run; every search < 100 ms. The mixed archive is
+reported without a target.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from interop.api import write
+from interop.catalog.database import make_engine, normalize_url, open_catalog, upgrade_schema
+from interop.catalog.search import search_entries
+from interop.document import Document
+from interop.formats.registry import writable_formats
+from interop.model import V3_SPEC, Card, CardData, Lorebook, LorebookEntry
+
+SYLLABLES = ("ka", "ri", "to", "mel", "an", "dor", "ith", "el", "sa", "vor", "un", "ea", "mir", "tha", "os", "ul")
+
+
+def vocabulary(rng: random.Random, size: int = 20000) -> list[str]:
+    words: set[str] = set()
+    while len(words) < size:
+        words.add("".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4))))
+    return sorted(words)
+
+
+class Text:
+    """Zipf-like prose: a few words are everywhere, most are rare (like real lore)."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.words = vocabulary(rng)
+        total = 0.0
+        self.cum_weights = []
+        for i in range(len(self.words)):
+            total += 1.0 / (i + 1)
+            self.cum_weights.append(total)
+
+    def sentence(self, chars: int) -> str:
+        out: list[str] = []
+        size = 0
+        while size < chars:
+            chunk = self.rng.choices(self.words, cum_weights=self.cum_weights, k=12)
+            out.extend(chunk)
+            size += sum(len(w) + 1 for w in chunk)
+        return " ".join(out)[:chars]
+
+    def key(self) -> str:
+        return self.rng.choice(self.words)
+
+
+def make_book(text: Text, rng: random.Random, name: str, n: int) -> Lorebook:
+    entries = [
+        LorebookEntry(
+            keys=[text.key() for _ in range(rng.randint(1, 4))],
+            secondary_keys=[text.key()] if rng.random() < 0.3 else [],
+            content=text.sentence(rng.randint(100, 600)),
+            extensions={},
+            enabled=True,
+            insertion_order=i,
+            use_regex=False,
+            constant=rng.random() < 0.1,
+            selective=rng.random() < 0.3,
+            comment=text.key(),
+            id=i,
+        )
+        for i in range(n)
+    ]
+    return Lorebook(name=name, description=text.sentence(80), extensions={}, entries=entries)
+
+
+def make_card(text: Text, rng: random.Random, i: int, with_book: bool) -> Card:
+    data = CardData(
+        name=f"{text.key().title()} {i}",
+        description=text.sentence(rng.randint(800, 4000)),
+        personality=text.sentence(rng.randint(50, 400)),
+        scenario=text.sentence(rng.randint(50, 600)),
+        first_mes=text.sentence(rng.randint(100, 1200)),
+        mes_example=text.sentence(rng.randint(0, 800)),
+        creator_notes=text.sentence(rng.randint(0, 300)),
+        system_prompt="",
+        post_history_instructions="",
+        alternate_greetings=[text.sentence(300) for _ in range(rng.randint(0, 3))],
+        group_only_greetings=[],
+        tags=[text.key() for _ in range(rng.randint(1, 6))],
+        creator=f"creator{rng.randint(1, 200)}",
+        character_version="1.0",
+        extensions={"talkativeness": "0.5", "fav": False},
+    )
+    if with_book:
+        data.character_book = make_book(text, rng, f"{data.name} lore", rng.randint(3, 30))
+    return Card(spec=V3_SPEC, spec_version="3.0", data=data)
+
+
+def png_picture() -> bytes:
+    """A small real picture (cards carry their avatar; 64x64 keeps the archive size honest)."""
+    from io import BytesIO
+
+    from PIL import Image
+
+    buffer = BytesIO()
+    Image.new("RGB", (64, 64), (120, 80, 200)).save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+def generate(folder: Path, n: int, seed: int = 7) -> dict[str, int]:
+    rng = random.Random(seed)
+    text = Text(rng)
+    writable = {f.name for f in writable_formats()}
+    made: dict[str, int] = {}
+    picture = png_picture()
+    for i in range(n):
+        roll = rng.random()
+        if roll < 0.75:
+            fmt = "ccv3" if roll < 0.45 else "ccv2" if roll < 0.65 else "png"
+            if fmt not in writable:
+                fmt = "ccv3"
+            card = make_card(text, rng, i, with_book=rng.random() < 0.6)
+            doc = Document(format="ccv3", card=card)
+            data = write(doc, fmt, image=picture) if fmt == "png" else write(doc, fmt)
+            suffix = ".png" if fmt == "png" else ".json"
+        else:
+            fmt = "lorebook_v3" if roll < 0.9 else "character_book"
+            book = make_book(text, rng, f"World {i}", rng.randint(10, 40))
+            data = write(Document(format="lorebook_v3", lorebook=book), fmt)
+            suffix = ".json"
+        sub = folder / f"{i // 1000:02d}"
+        sub.mkdir(parents=True, exist_ok=True)
+        (sub / f"item{i:05d}{suffix}").write_bytes(data)
+        made[fmt] = made.get(fmt, 0) + 1
+    return made
+
+
+def make_typical_card(text: Text, rng: random.Random, i: int) -> Card:
+    """peers.md's "typical" card: ~5.7 KB of card JSON with a 5-entry lorebook."""
+    data = CardData(
+        name=f"{text.key().title()} {i}",
+        description=text.sentence(rng.randint(1200, 1800)),
+        personality=text.sentence(200),
+        scenario=text.sentence(300),
+        first_mes=text.sentence(rng.randint(400, 800)),
+        mes_example=text.sentence(400),
+        creator_notes=text.sentence(150),
+        system_prompt="",
+        post_history_instructions="",
+        alternate_greetings=[text.sentence(250)],
+        group_only_greetings=[],
+        tags=[text.key() for _ in range(3)],
+        creator=f"creator{rng.randint(1, 200)}",
+        character_version="1.0",
+        extensions={"talkativeness": "0.5", "fav": False},
+    )
+    book = make_book(text, rng, f"{data.name} lore", 5)
+    for entry in book.entries:
+        entry.content = text.sentence(rng.randint(150, 300))
+    data.character_book = book
+    return Card(spec=V3_SPEC, spec_version="3.0", data=data)
+
+
+def generate_typical(folder: Path, n: int, seed: int = 5) -> dict[str, int]:
+    rng = random.Random(seed)
+    text = Text(rng)
+    picture = png_picture()
+    made: dict[str, int] = {}
+    for i in range(n):
+        roll = rng.random()
+        fmt = "ccv3" if roll < 0.6 else "ccv2" if roll < 0.8 else "png"
+        doc = Document(format="ccv3", card=make_typical_card(text, rng, i))
+        data = write(doc, fmt, image=picture) if fmt == "png" else write(doc, fmt)
+        sub = folder / f"{i // 1000:02d}"
+        sub.mkdir(parents=True, exist_ok=True)
+        (sub / f"card{i:05d}{'.png' if fmt == 'png' else '.json'}").write_bytes(data)
+        made[fmt] = made.get(fmt, 0) + 1
+    return made
+
+
+def run_migrate(src: Path, out: Path, url: str, targets: str, jobs: int) -> dict[str, Any]:
+    cmd = [
+        sys.executable,
+        "-c",
+        "from interop.cli import main; main()",
+        "migrate",
+        str(src),
+        "--to",
+        targets,
+        "--out",
+        str(out),
+        "--db",
+        url,
+        "--json",
+        "--jobs",
+        str(jobs),
+    ]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, check=False)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"migrate failed ({proc.returncode}): {proc.stderr.decode()[-2000:]}")
+    summary = json.loads(proc.stdout)
+    summary["process_wall_s"] = wall
+    summary["process_cpu_s"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return summary
+
+
+def report_run(label: str, summary: dict[str, Any]) -> tuple[float, float, float]:
+    """Print one run; returns (wall-clock files/s, files per CPU-second, database share in %).
+
+    On a shared machine wall-clock rates depend on the neighbours; files per
+    CPU-second (user + system time of the migrate process and its workers)
+    is what the code costs, and equals the wall rate on an idle core.
+    """
+    files = summary["files"]["seen"]
+    rate = files / summary["process_wall_s"]
+    t = summary["timings_ms"]
+    total = sum(t.values()) or 1.0
+    split = ", ".join(f"{k} {v / 1000:.1f}s ({100 * v / total:.0f}%)" for k, v in sorted(t.items()))
+    db_share = 100 * t.get("database", 0.0) / total
+    cpu = summary["process_cpu_s"]
+    print(
+        f"  {label:<24} {files} files in {summary['process_wall_s']:.1f}s = {rate:.0f} files/s "
+        f"(failed {summary['files']['failed']}); CPU {cpu:.1f}s = {files / cpu:.0f} files per CPU-second"
+    )
+    print(f"  {'':<24} time split: {split}")
+    return rate, files / cpu, db_share
+
+
+# --- search -------------------------------------------------------------------
+
+
+def fill_entries(url: str, n: int, seed: int = 11) -> float:
+    """Bulk-insert ``n`` entries in books of 100 straight into the catalog tables."""
+    rng = random.Random(seed)
+    text = Text(rng)
+    catalog = open_catalog(url)
+    start = time.perf_counter()
+    per_book = 100
+    batch_books = 100
+    with catalog.engine.begin() as conn:
+        dbapi = conn.connection.driver_connection
+        cur = dbapi.cursor()
+        placeholder = "?" if catalog.dialect == "sqlite" else "%s"
+        book_sql = (
+            "INSERT INTO lorebooks (content_hash, name, entry_count, canonical, created_at) "
+            f"VALUES ({', '.join([placeholder] * 5)})"
+        )
+        entry_cols = (
+            "lorebook_id, position, name, keys, secondary_keys, keys_text, content, enabled, constant, "
+            "selective, use_regex, case_sensitive, insertion_order, content_hash"
+        )
+        entry_sql = f"INSERT INTO lorebook_entries ({entry_cols}) VALUES ({', '.join([placeholder] * 14)})"
+        now = time.strftime("%Y-%m-%d %H:%M:%S")
+        book_id = 0
+        for first in range(0, n, per_book * batch_books):
+            books = min(batch_books, (n - first + per_book - 1) // per_book)
+            rows = []
+            for _ in range(books):
+                book_id += 1
+                cur.execute(book_sql, (uuid.uuid4().hex * 2, f"Bench {book_id}", per_book, "{}", now))
+                if catalog.dialect == "sqlite":
+                    real_id = cur.lastrowid
+                else:
+                    cur.execute("SELECT lastval()")
+                    real_id = cur.fetchone()[0]
+                for pos in range(per_book):
+                    keys = [text.key() for _ in range(rng.randint(1, 3))]
+                    rows.append(
+                        (
+                            real_id,
+                            pos,
+                            text.key(),
+                            json.dumps(keys),
+                            "[]",
+                            "\n".join(keys),
+                            text.sentence(rng.randint(80, 300)),
+                            True,
+                            False,
+                            False,
+                            False,
+                            False,
+                            float(pos),
+                            uuid.uuid4().hex * 2,
+                        )
+                    )
+            cur.executemany(entry_sql, rows)
+    elapsed = time.perf_counter() - start
+    if catalog.dialect == "postgresql":
+        with catalog.engine.begin() as conn:  # committed: statistics from a rolled-back ANALYZE are lost
+            conn.exec_driver_sql("ANALYZE lorebook_entries")
+    catalog.dispose()
+    return elapsed
+
+
+def time_searches(url: str, queries: list[str], repeat: int = 5) -> list[tuple[str, float, int]]:
+    catalog = open_catalog(url)
+    results = []
+    with catalog.engine.connect() as conn:
+        for q in queries:
+            search_entries(conn, q)  # warm the cache once: we measure steady-state answers
+            times = []
+            hits = 0
+            for _ in range(repeat):
+                start = time.perf_counter()
+                hits = len(search_entries(conn, q))
+                times.append((time.perf_counter() - start) * 1000)
+            results.append((q, statistics.median(times), hits))
+    catalog.dispose()
+    return results
+
+
+def search_queries(seed: int = 11) -> list[str]:
+    words = Text(random.Random(seed)).words
+    # common, medium and rare words, a two-word query, and a word that matches nothing
+    return [words[0], words[50], words[5000], f"{words[3]} {words[400]}", "zzqxnotaword"]
+
+
+# --- PostgreSQL scratch databases ----------------------------------------------
+
+
+class PgScratch:
+    def __init__(self, admin_url: str) -> None:
+        import psycopg
+
+        self.admin = psycopg.connect(admin_url, autocommit=True, connect_timeout=3)
+        self.base = admin_url.rsplit("/", 1)[0]
+        self.names: list[str] = []
+
+    def new(self) -> str:
+        name = f"interop_bench_{uuid.uuid4().hex[:10]}"
+        self.admin.execute(f'CREATE DATABASE "{name}"')
+        self.names.append(name)
+        return normalize_url(f"{self.base}/{name}")
+
+    def close(self) -> None:
+        for name in self.names:
+            self.admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        self.admin.close()
+
+
+def remove(path: Path) -> None:
+    if path.is_dir():
+        shutil.rmtree(path)
+    else:
+        path.unlink()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--files", type=int, default=10_000)
+    parser.add_argument("--entries", type=int, default=1_000_000)
+    parser.add_argument("--to", default="ccv3,lorebook_v3", help="migrate targets")
+    parser.add_argument("--pg", default=os.environ.get("INTEROP_TEST_PG", "postgresql://127.0.0.1:5432/test"))
+    parser.add_argument("--typical", type=int, default=3000, help="typical cards for the speed targets (0: skip)")
+    parser.add_argument("--skip-mixed", action="store_true", help="skip the mixed-archive runs")
+    parser.add_argument("--skip-pg", action="store_true")
+    parser.add_argument("--workdir", type=Path, default=None, help="keep files here (default: a temp dir)")
+    args = parser.parse_args()
+
+    print(f"{os.cpu_count()} CPUs, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="interop-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    verdicts: list[tuple[str, bool]] = []
+    pg: PgScratch | None = None
+    if not args.skip_pg:
+        try:
+            pg = PgScratch(args.pg)
+        except Exception as exc:
+            print(f"PostgreSQL not reachable at {args.pg} ({exc}); PostgreSQL runs skipped")
+    try:
+        src = work / "archive"
+        if not src.exists() and not args.skip_mixed:
+            start = time.perf_counter()
+            made = generate(src, args.files)
+            size = sum(p.stat().st_size for p in src.rglob("*") if p.is_file())
+            print(f"generated {args.files} files ({size / 1e6:.1f} MB) in {time.perf_counter() - start:.1f}s: {made}")
+
+        backends = [("sqlite", lambda tag: f"sqlite:///{work / f'{tag}.sqlite'}")]
+        if pg is not None:
+            backends.append(("postgresql", lambda _tag: pg.new()))
+
+        def fresh(tag: str, make_url: Any) -> tuple[Path, str]:
+            out = work / f"out-{tag}"
+            shutil.rmtree(out, ignore_errors=True)
+            for old in work.glob(f"{tag}.sqlite*"):
+                remove(old)
+            url = make_url(tag)
+            engine = make_engine(url)
+            upgrade_schema(engine)  # schema creation is not part of the measured run
+            engine.dispose()
+            return out, url
+
+        if args.typical:
+            typical = work / "typical"
+            if not typical.exists():
+                made = generate_typical(typical, args.typical)
+                print(f"generated {args.typical} typical cards: {made}")
+            print(f"\ntypical cards, migrate --to {args.to}")
+            for backend, make_url in backends:
+                for jobs in (1, 2):
+                    tag = f"typical-{backend}-j{jobs}"
+                    out, url = fresh(tag, make_url)
+                    rate, cpu_rate, db_share = report_run(
+                        f"{backend}, --jobs {jobs}", run_migrate(typical, out, url, args.to, jobs)
+                    )
+                    if backend == "sqlite" and jobs == 1:
+                        verdicts.append(
+                            (f"typical cards, SQLite, 1 worker: {rate:.0f} files/s (wall) >= 200", rate >= 200)
+                        )
+                        verdicts.append(
+                            (
+                                f"typical cards, SQLite, 1 worker: {cpu_rate:.0f} files per CPU-second >= 200",
+                                cpu_rate >= 200,
+                            )
+                        )
+                        verdicts.append(
+                            (f"typical cards, SQLite, 1 worker: database share {db_share:.0f}% < 30%", db_share < 30)
+                        )
+
+        if not args.skip_mixed:
+            print(f"\nmixed archive, migrate --to {args.to}")
+            for backend, make_url in backends:
+                for jobs in (1, 2):
+                    tag = f"{backend}-j{jobs}"
+                    out, url = fresh(tag, make_url)
+                    report_run(f"{backend}, --jobs {jobs}", run_migrate(src, out, url, args.to, jobs))
+
+        print(f"\nsearch over {args.entries:,} entries")
+        if not args.entries:
+            search_backends: list[tuple[str, str]] = []
+        else:
+            search_backends = [("sqlite", f"sqlite:///{work / 'search.sqlite'}")]
+            if pg is not None:
+                search_backends.append(("postgresql", pg.new()))
+        for backend, url in search_backends:
+            for old in work.glob("search.sqlite*"):
+                if backend == "sqlite":
+                    remove(old)
+            load = fill_entries(url, args.entries)
+            print(f"  {backend}: inserted {args.entries:,} entries in {load:.1f}s")
+            for query, ms, hits in time_searches(url, search_queries()):
+                print(f"    {query!r:<28} {ms:7.2f} ms  ({hits} hits)")
+                verdicts.append((f"{backend} search {query!r}: {ms:.1f} ms < 100 ms", ms < 100))
+    finally:
+        if pg is not None:
+            pg.close()
+        if args.workdir is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+    print()
+    for label, ok in verdicts:
+        print(f"{'PASS' if ok else 'FAIL'}  {label}")
+    return 0 if all(ok for _, ok in verdicts) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

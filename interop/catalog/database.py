@@ -1,0 +1,230 @@
+"""Where the catalog lives and how to connect to it: URLs, engines, schema revision checks.
+
+SQLite is the default (one file under the platform's user data directory);
+PostgreSQL is reached with psycopg 3. The schema is owned by Alembic: a new
+catalog is created by running the migrations, ``interop catalog upgrade``
+brings an old one to head, and every other command refuses an out-of-date
+schema instead of guessing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from platformdirs import user_data_dir
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError
+from sqlalchemy.orm import Session, sessionmaker
+
+from alembic import command as alembic_command
+
+from ..errors import CatalogError
+
+ENV_DB = "INTEROP_DB"
+ENV_DATA_DIR = "INTEROP_DATA_DIR"
+UPGRADE_HINT = "run `interop catalog upgrade`"
+_PG_UPGRADE_LOCK = 0x696E7465  # advisory lock id: two processes never migrate at once
+
+
+def default_url() -> str:
+    """``INTEROP_DB`` if set, else a SQLite file in the user data directory."""
+    env = os.environ.get(ENV_DB)
+    if env:
+        return env
+    return f"sqlite:///{Path(user_data_dir('interop')) / 'catalog.sqlite'}"
+
+
+def normalize_url(raw: str) -> str:
+    """Accept SQLAlchemy URLs, ``postgresql://`` (psycopg 3 is used) and bare SQLite file paths."""
+    if "://" not in raw:
+        return f"sqlite:///{Path(raw).expanduser().resolve()}"
+    if raw.startswith(("postgresql://", "postgres://")):
+        return "postgresql+psycopg://" + raw.split("://", 1)[1]
+    return raw
+
+
+def alembic_dir() -> Path:
+    """The migration scripts: shipped in the wheel as package data, else the repo's top-level folder."""
+    packaged = resources.files("interop").joinpath("_data", "alembic")
+    if packaged.is_dir() and packaged.joinpath("env.py").is_file():
+        return Path(str(packaged))
+    repo = Path(__file__).resolve().parents[2] / "alembic"
+    if (repo / "env.py").is_file():
+        return repo
+    raise CatalogError("the Alembic migration scripts are missing from this installation")
+
+
+def alembic_config() -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(alembic_dir()))
+    return config
+
+
+def head_revision() -> str:
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    if head is None:
+        raise CatalogError("the Alembic migration scripts define no revision")
+    return head
+
+
+def _known_revision(rev: str) -> bool:
+    try:
+        return ScriptDirectory.from_config(alembic_config()).get_revision(rev) is not None
+    except Exception:  # alembic raises several types for unknown ids
+        return False
+
+
+def current_revision(conn: Connection) -> str | None:
+    return MigrationContext.configure(conn).get_current_revision()
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    cursor = dbapi_conn.cursor()
+    # WAL lets readers (catalog list) run while a migrate run writes; NORMAL
+    # sync is still crash-safe in WAL mode (a commit may be lost, never torn).
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    # Checkpoint the WAL every ~40 MB instead of every 4 MB: a migration run
+    # commits once per file, and frequent small checkpoints (each an fsync)
+    # were most of the commit time. 64 MB of page cache keeps the indexes hot.
+    cursor.execute("PRAGMA wal_autocheckpoint=10000")
+    cursor.execute("PRAGMA cache_size=-65536")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=60000")
+    cursor.close()
+
+
+def make_engine(url: str) -> Engine:
+    url = normalize_url(url)
+    try:
+        parsed = make_url(url)
+    except ArgumentError as exc:
+        raise CatalogError(f"invalid database URL: {exc}", file=url) from None
+    if parsed.get_backend_name() == "sqlite":
+        database = parsed.database
+        if database and database != ":memory:":
+            Path(database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(parsed, connect_args={"timeout": 60})
+        event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    try:
+        return create_engine(parsed, pool_pre_ping=True)
+    except Exception as exc:  # missing driver and the like
+        raise CatalogError(f"cannot use database: {exc}", file=_safe(parsed)) from None
+
+
+def _safe(url: Any) -> str:
+    return url.render_as_string(hide_password=True) if hasattr(url, "render_as_string") else str(url)
+
+
+def upgrade_schema(engine: Engine, revision: str = "head") -> tuple[str | None, str]:
+    """Run the migrations up to ``revision``; returns (revision before, revision after)."""
+    try:
+        return _upgrade(engine, revision)
+    except DBAPIError as exc:
+        # Two processes creating one new SQLite catalog: the loser's CREATE TABLE fails.
+        # If the winner got the schema to where we wanted, that is success.
+        with contextlib.suppress(DBAPIError), engine.connect() as conn:
+            now = current_revision(conn)
+            if now is not None and (now == revision or (revision == "head" and now == head_revision())):
+                return now, now
+        raise CatalogError(f"cannot upgrade the catalog: {_first_line(exc)}", file=_safe(engine.url)) from None
+
+
+def _upgrade(engine: Engine, revision: str) -> tuple[str | None, str]:
+    config = alembic_config()
+    with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_UPGRADE_LOCK})
+        before = current_revision(conn)
+        config.attributes["connection"] = conn
+        alembic_command.upgrade(config, revision)
+        after = current_revision(conn)
+    return before, after or "base"
+
+
+def schema_state(engine: Engine) -> tuple[str | None, bool]:
+    """(current revision, whether the database holds any table at all)."""
+    try:
+        with engine.connect() as conn:
+            rev = current_revision(conn)
+            has_tables = bool(inspect(conn).get_table_names())
+    except DBAPIError as exc:
+        raise CatalogError(f"cannot open the catalog: {_first_line(exc)}", file=_safe(engine.url)) from None
+    return rev, has_tables
+
+
+def _first_line(exc: BaseException) -> str:
+    orig = getattr(exc, "orig", None) or exc
+    return str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
+
+
+def default_data_dir(url: str) -> Path:
+    """Where asset blobs live: ``INTEROP_DATA_DIR``, beside a SQLite file, else the user data dir."""
+    env = os.environ.get(ENV_DATA_DIR)
+    if env:
+        return Path(env)
+    parsed = make_url(normalize_url(url))
+    if parsed.get_backend_name() == "sqlite" and parsed.database and parsed.database != ":memory:":
+        db = Path(parsed.database)
+        return db.with_name(db.name + ".data")
+    return Path(user_data_dir("interop")) / "data"
+
+
+@dataclass
+class Catalog:
+    """An open catalog at the current schema revision."""
+
+    url: str
+    engine: Engine
+    data_dir: Path
+
+    @property
+    def dialect(self) -> str:
+        return self.engine.dialect.name
+
+    def session(self) -> Session:
+        return sessionmaker(self.engine, expire_on_commit=False)()
+
+    def asset_path(self, sha256: str) -> Path:
+        return self.data_dir / "assets" / sha256[:2] / sha256
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+
+def open_catalog(url: str | None = None, *, create: bool = True, data_dir: Path | None = None) -> Catalog:
+    """Open the catalog, creating it by migrations when the database is empty.
+
+    An existing catalog whose revision is not head is refused with a
+    CatalogError telling the user to run ``interop catalog upgrade``.
+    """
+    url = normalize_url(url or default_url())
+    engine = make_engine(url)
+    rev, has_tables = schema_state(engine)
+    head = head_revision()
+    if rev is None and not has_tables and create:
+        upgrade_schema(engine)
+    elif rev != head:
+        engine.dispose()
+        where = _safe(engine.url)
+        if rev is None:
+            raise CatalogError(f"database is not an interop catalog (no schema revision); {UPGRADE_HINT}", file=where)
+        if not _known_revision(rev):
+            raise CatalogError(
+                f"catalog schema revision {rev} is newer than this interop knows (head {head}): upgrade interop",
+                file=where,
+            )
+        raise CatalogError(
+            f"catalog schema is at revision {rev}, this interop needs {head}: {UPGRADE_HINT}", file=where
+        )
+    return Catalog(url=url, engine=engine, data_dir=data_dir or default_data_dir(url))

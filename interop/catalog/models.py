@@ -1,0 +1,242 @@
+"""The catalog schema as a SQLAlchemy 2.0 typed ORM.
+
+Indexes are kept to what lookups need (natural keys, foreign keys, list
+filters): every extra index is paid on each of the thousands of per-file
+transactions of a migration run.
+
+Every row that can be produced twice (the same file found again, the same
+card inside two files, two processes importing one archive) has a natural
+unique key, so writers use ``INSERT ... ON CONFLICT DO NOTHING`` and the
+database, not the program, decides what is a duplicate.
+
+The search index (SQLite FTS5 table / PostgreSQL GIN expression index) is
+dialect specific and created by the Alembic migration only; it is not part
+of this metadata (see ``search.py``).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+# Deterministic constraint names: Alembic migrations and the ORM agree on them
+# on every backend, so the drift test compares like with like.
+NAMING = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+SHA = String(64)
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class SourceFile(Base):
+    """One input file, identified by its bytes: the same bytes found twice import once."""
+
+    __tablename__ = "source_files"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    sha256: Mapped[str] = mapped_column(SHA, unique=True)
+    path: Mapped[str] = mapped_column(Text)
+    size: Mapped[int] = mapped_column(BigInteger)
+    format: Mapped[str | None] = mapped_column(String(64), index=True)
+    platform: Mapped[str | None] = mapped_column(String(64), index=True)
+    kind: Mapped[str | None] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16))
+    """``imported`` or ``failed`` (then ``error`` says why)."""
+    error: Mapped[str | None] = mapped_column(Text)
+    warnings: Mapped[str | None] = mapped_column(Text)
+    """JSON list of reader warnings."""
+    imported_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Lorebook(Base):
+    """A lorebook (standalone or a card's ``character_book``), stored once per content."""
+
+    __tablename__ = "lorebooks"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    content_hash: Mapped[str] = mapped_column(SHA, unique=True)
+    name: Mapped[str | None] = mapped_column(Text)
+    entry_count: Mapped[int] = mapped_column(Integer)
+    canonical: Mapped[str] = mapped_column(Text)
+    """The canonical ``Lorebook`` as JSON, entries included: what export writes from."""
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    entries: Mapped[list[LorebookEntry]] = relationship(
+        back_populates="lorebook", order_by="LorebookEntry.position", cascade="all, delete-orphan"
+    )
+
+
+class LorebookEntry(Base):
+    """One entry, flattened for browsing and full-text search."""
+
+    __tablename__ = "lorebook_entries"
+    __table_args__ = (UniqueConstraint("lorebook_id", "position"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    lorebook_id: Mapped[int] = mapped_column(ForeignKey("lorebooks.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str | None] = mapped_column(Text)
+    keys: Mapped[str] = mapped_column(Text)
+    """JSON list of primary keys."""
+    secondary_keys: Mapped[str] = mapped_column(Text)
+    keys_text: Mapped[str] = mapped_column(Text)
+    """Primary and secondary keys, one per line: what the search index reads."""
+    content: Mapped[str] = mapped_column(Text)
+    enabled: Mapped[bool] = mapped_column(Boolean)
+    constant: Mapped[bool] = mapped_column(Boolean)
+    selective: Mapped[bool] = mapped_column(Boolean)
+    use_regex: Mapped[bool] = mapped_column(Boolean)
+    case_sensitive: Mapped[bool] = mapped_column(Boolean)
+    insertion_order: Mapped[float | None] = mapped_column(Float)
+    content_hash: Mapped[str] = mapped_column(SHA)
+    """Not indexed: a random-key index on the biggest table costs every import; add one
+    (new Alembic revision) when a query needs to find equal entries across books."""
+
+    lorebook: Mapped[Lorebook] = relationship(back_populates="entries")
+
+
+class Card(Base):
+    """A character card, stored once per content however many files carry it."""
+
+    __tablename__ = "cards"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    content_hash: Mapped[str] = mapped_column(SHA, unique=True)
+    name: Mapped[str | None] = mapped_column(Text)
+    creator: Mapped[str | None] = mapped_column(Text)
+    spec: Mapped[str | None] = mapped_column(String(64))
+    spec_version: Mapped[str | None] = mapped_column(String(32))
+    canonical: Mapped[str] = mapped_column(Text)
+    """The canonical ``Card`` as JSON without ``data.character_book`` (that is ``lorebook_id``)."""
+    lorebook_id: Mapped[int | None] = mapped_column(ForeignKey("lorebooks.id"), index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    lorebook: Mapped[Lorebook | None] = relationship()
+    tags: Mapped[list[CardTag]] = relationship(cascade="all, delete-orphan", order_by="CardTag.tag")
+
+
+class CardTag(Base):
+    __tablename__ = "card_tags"
+
+    card_id: Mapped[int] = mapped_column(ForeignKey("cards.id", ondelete="CASCADE"), primary_key=True)
+    tag: Mapped[str] = mapped_column(String(200), primary_key=True, index=True)
+
+
+class AssetBlob(Base):
+    """A content-addressed blob; its bytes live on disk under the catalog's data dir."""
+
+    __tablename__ = "assets"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    sha256: Mapped[str] = mapped_column(SHA, unique=True)
+    size: Mapped[int] = mapped_column(BigInteger)
+
+
+class CardAsset(Base):
+    """Which blobs a card uses, and as what (an asset URI, the PNG picture, a container member)."""
+
+    __tablename__ = "card_assets"
+
+    card_id: Mapped[int] = mapped_column(ForeignKey("cards.id", ondelete="CASCADE"), primary_key=True)
+    role: Mapped[str] = mapped_column(String(16), primary_key=True)
+    """``asset`` (``uri`` is the card's URI), ``image`` (the PNG picture) or ``member`` (a container part)."""
+    uri: Mapped[str] = mapped_column(String(1000), primary_key=True)
+    asset_id: Mapped[int] = mapped_column(ForeignKey("assets.id"), index=True)
+    type: Mapped[str | None] = mapped_column(String(64))
+    name: Mapped[str | None] = mapped_column(Text)
+    ext: Mapped[str | None] = mapped_column(String(32))
+
+
+class CardSource(Base):
+    """Provenance: this file carried this card."""
+
+    __tablename__ = "card_sources"
+
+    source_file_id: Mapped[int] = mapped_column(ForeignKey("source_files.id", ondelete="CASCADE"), primary_key=True)
+    card_id: Mapped[int] = mapped_column(ForeignKey("cards.id", ondelete="CASCADE"), primary_key=True, index=True)
+
+
+class LorebookSource(Base):
+    """Provenance: this file carried this lorebook (``standalone`` or ``embedded`` in a card)."""
+
+    __tablename__ = "lorebook_sources"
+
+    source_file_id: Mapped[int] = mapped_column(ForeignKey("source_files.id", ondelete="CASCADE"), primary_key=True)
+    lorebook_id: Mapped[int] = mapped_column(
+        ForeignKey("lorebooks.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    role: Mapped[str] = mapped_column(String(16))
+
+
+class Migration(Base):
+    """One conversion of one source file to one target format."""
+
+    __tablename__ = "migrations"
+    __table_args__ = (UniqueConstraint("source_file_id", "target"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    source_file_id: Mapped[int] = mapped_column(ForeignKey("source_files.id", ondelete="CASCADE"))
+    item_kind: Mapped[str] = mapped_column(String(16))
+    """``card`` or ``lorebook``: what the source held."""
+    card_id: Mapped[int | None] = mapped_column(ForeignKey("cards.id"), index=True)
+    lorebook_id: Mapped[int | None] = mapped_column(ForeignKey("lorebooks.id"), index=True)
+    target: Mapped[str] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(16))
+    """``done``, ``skipped`` (the target cannot hold this kind of item) or ``failed``."""
+    reason: Mapped[str | None] = mapped_column(Text)
+    output_path: Mapped[str | None] = mapped_column(Text)
+    output_sha256: Mapped[str | None] = mapped_column(SHA)
+    read_ms: Mapped[float] = mapped_column(Float)
+    convert_ms: Mapped[float] = mapped_column(Float)
+    report_ms: Mapped[float] = mapped_column(Float)
+    finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    report: Mapped[FidelityReport | None] = relationship(
+        back_populates="migration", cascade="all, delete-orphan", uselist=False
+    )
+
+
+class FidelityReport(Base):
+    """What a conversion did with each field: counts per fate plus the itemised list."""
+
+    __tablename__ = "fidelity_reports"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    migration_id: Mapped[int] = mapped_column(ForeignKey("migrations.id", ondelete="CASCADE"), unique=True)
+    kept: Mapped[int] = mapped_column(Integer)
+    translated: Mapped[int] = mapped_column(Integer)
+    stashed: Mapped[int] = mapped_column(Integer)
+    approximated: Mapped[int] = mapped_column(Integer)
+    lost: Mapped[int] = mapped_column(Integer)
+    has_losses: Mapped[bool] = mapped_column(Boolean)
+    report: Mapped[str] = mapped_column(Text)
+    """``report.to_json()`` as JSON text."""
+
+    migration: Mapped[Migration] = relationship(back_populates="report")
+
+
+FATES = ("kept", "translated", "stashed", "approximated", "lost")

@@ -1,0 +1,225 @@
+"""The per-file work of a migration run: read, convert, check fidelity, write outputs.
+
+``process_file`` touches no database: it returns a picklable ``FileOutcome``
+so it can run in worker processes while one writer records the outcomes
+(see ``run.py``). Outputs and asset blobs are written here, atomically,
+before the outcome is recorded; a run killed in between just rewrites the
+same bytes to the same deterministic names when started again.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..api import read_bytes, write
+from ..document import Document
+from ..errors import ConversionError, InteropError
+from ..formats.registry import get_format
+from ..io import write_atomic
+from .records import ItemRecord, blobs_of, item_record, sha256_hex
+
+
+@dataclass
+class TargetOutcome:
+    target: str
+    status: str
+    """``done``, ``skipped`` (the target cannot hold this kind of item) or ``failed``."""
+    reason: str | None = None
+    output_path: str | None = None
+    output_sha256: str | None = None
+    convert_ms: float = 0.0
+    report_ms: float = 0.0
+    write_ms: float = 0.0
+    counts: dict[str, int] | None = None
+    has_losses: bool | None = None
+    report_json: str | None = None
+    """``report.to_json()`` serialised here, in the worker, to keep the writer's share small."""
+
+
+@dataclass
+class FileOutcome:
+    path: str
+    status: str
+    """``imported``, ``failed`` or ``unchanged``
+    (an earlier run already recorded this content with every requested target written)."""
+    sha256: str | None = None
+    size: int = 0
+    format: str | None = None
+    platform: str | None = None
+    kind: str | None = None
+    error: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    item: ItemRecord | None = None
+    targets: list[TargetOutcome] = field(default_factory=list)
+    read_ms: float = 0.0
+    write_ms: float = 0.0
+
+
+@dataclass
+class RunConfig:
+    targets: tuple[str, ...]
+    out_dir: Path
+    data_dir: Path
+    done: dict[str, dict[str, tuple[str, str] | None]] = field(default_factory=dict)
+    """sha256 -> {target: (output path, output sha256), or None if skipped} already recorded as finished."""
+    pretty: bool = True
+
+
+_SLUG = re.compile(r"[^\w.-]+", re.UNICODE)
+
+
+def slug(text: str, limit: int = 60) -> str:
+    text = unicodedata.normalize("NFKC", text).strip()
+    cleaned = _SLUG.sub("_", text).strip("._-")
+    return cleaned[:limit] or "untitled"
+
+
+def output_path(config: RunConfig, doc: Document, sha256: str, target: str) -> Path:
+    """Deterministic name from content: identical inputs map to one output, reruns to the same file."""
+    stem = slug(doc.title or Path(doc.source or "item").stem)
+    return config.out_dir / target / f"{stem}-{sha256[:12]}{get_format(target).suffix}"
+
+
+def _ms(start: float) -> float:
+    return (time.perf_counter() - start) * 1000.0
+
+
+def _already_done(config: RunConfig, sha256: str) -> bool:
+    """Recorded as finished for every target, and every output still holds the bytes recorded."""
+    done = config.done.get(sha256)
+    if done is None or any(t not in done for t in config.targets):
+        return False
+    for target in config.targets:
+        output = done[target]
+        if output is None:
+            continue
+        try:
+            if sha256_hex(Path(output[0]).read_bytes()) != output[1]:
+                return False
+        except OSError:
+            return False
+    return True
+
+
+
+
+def write_output(path: Path, data: bytes, *, inputs: tuple[Path, ...] = ()) -> None:
+    """Atomic replace (temp file + rename) without one fsync per file.
+
+    An fsync per file costs more than a whole conversion and a run writes
+    thousands. Durability comes instead from one ``os.sync()`` at the end of the
+    run and from resuming, which re-hashes every recorded output and redoes any
+    that is missing or differs. A killed process still never leaves a
+    half-written file under a final name.
+    """
+    write_atomic(path, data, inputs=inputs, fsync=False)
+
+
+def _fidelity() -> Any:
+    try:
+        from ..fidelity import fidelity_report
+    except ImportError:
+        return None
+    return fidelity_report
+
+
+def _internal(exc: BaseException) -> str:
+    return f"internal error: {type(exc).__name__}: {exc}"
+
+
+def convert_target(config: RunConfig, doc: Document, sha256: str, target: str, source: Path) -> TargetOutcome:
+    start = time.perf_counter()
+    try:
+        data = write(doc, target, pretty=config.pretty)
+    except ConversionError as exc:
+        return TargetOutcome(target, "skipped", reason=exc.reason, convert_ms=_ms(start))
+    except InteropError as exc:
+        return TargetOutcome(target, "failed", reason=exc.reason, convert_ms=_ms(start))
+    except Exception as exc:  # an adapter bug must not stop a run over thousands of files
+        return TargetOutcome(target, "failed", reason=_internal(exc), convert_ms=_ms(start))
+    outcome = TargetOutcome(target, "done", convert_ms=_ms(start))
+    report_fn = _fidelity()
+    if report_fn is not None:
+        start = time.perf_counter()
+        try:
+            report = report_fn(doc, target, data)
+            outcome.counts = {k: int(v) for k, v in report.counts.items()}
+            outcome.has_losses = bool(report.has_losses)
+            outcome.report_json = json.dumps(report.to_json(), ensure_ascii=False, default=str)
+        except Exception as exc:  # the report is advisory: record why it is missing, keep the output
+            outcome.reason = f"fidelity report unavailable: {exc}"
+        outcome.report_ms = _ms(start)
+    start = time.perf_counter()
+    path = output_path(config, doc, sha256, target)
+    try:
+        write_output(path, data, inputs=(source,))
+    except (InteropError, OSError) as exc:
+        return TargetOutcome(target, "failed", reason=f"cannot write output: {exc}", convert_ms=outcome.convert_ms)
+    outcome.write_ms = _ms(start)
+    outcome.output_path = str(path)
+    outcome.output_sha256 = sha256_hex(data)
+    return outcome
+
+
+def store_blobs(config: RunConfig, doc: Document) -> None:
+    for digest, data in blobs_of(doc).items():
+        path = config.data_dir / "assets" / digest[:2] / digest
+        if not path.is_file():
+            write_output(path, data)
+
+
+def process_file(config: RunConfig, path: Path) -> FileOutcome:
+    """Everything about one input file except the database."""
+    start = time.perf_counter()
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return FileOutcome(str(path), "failed", error=exc.strerror or str(exc))
+    sha256 = sha256_hex(data)
+    outcome = FileOutcome(str(path), "imported", sha256=sha256, size=len(data))
+    if _already_done(config, sha256):
+        outcome.status = "unchanged"
+        return outcome
+    try:
+        doc = read_bytes(data, filename=str(path))
+        fmt = get_format(doc.format)
+        outcome.item = item_record(doc)
+    except InteropError as exc:
+        outcome.status, outcome.error = "failed", exc.reason
+        return outcome
+    except Exception as exc:
+        outcome.status, outcome.error = "failed", _internal(exc)
+        return outcome
+    outcome.format, outcome.platform, outcome.kind = doc.format, fmt.platform, doc.kind
+    outcome.warnings = list(doc.warnings)
+    outcome.read_ms = _ms(start)
+    start = time.perf_counter()
+    try:
+        store_blobs(config, doc)
+    except (InteropError, OSError) as exc:
+        outcome.status, outcome.error = "failed", f"cannot store assets: {exc}"
+        return outcome
+    outcome.write_ms = _ms(start)
+    outcome.targets = [convert_target(config, doc, sha256, t, path) for t in config.targets]
+    return outcome
+
+
+# --- worker-process plumbing ------------------------------------------------
+
+_WORKER_CONFIG: RunConfig | None = None
+
+
+def init_worker(config: RunConfig) -> None:
+    global _WORKER_CONFIG
+    _WORKER_CONFIG = config
+
+
+def process_in_worker(path: Path) -> FileOutcome:
+    assert _WORKER_CONFIG is not None, "init_worker was not called"
+    return process_file(_WORKER_CONFIG, path)

@@ -1,0 +1,305 @@
+"""Reading the catalog back: list, show, stats and export of catalogued items."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Select, exists, func, select
+from sqlalchemy.orm import Session
+
+from ..document import Document
+from ..errors import CatalogError
+from ..model import Card as CanonicalCard
+from ..model import Lorebook as CanonicalLorebook
+from .database import Catalog
+from .models import (
+    FATES,
+    AssetBlob,
+    Card,
+    CardAsset,
+    CardSource,
+    CardTag,
+    FidelityReport,
+    Lorebook,
+    LorebookSource,
+    Migration,
+    SourceFile,
+)
+
+
+@dataclass(frozen=True)
+class ItemRef:
+    kind: str  # "card" or "lorebook"
+    id: int
+
+    @classmethod
+    def parse(cls, text: str) -> ItemRef:
+        """``card:12``, ``book:7`` / ``lorebook:7``, or a bare number (a card)."""
+        kind, _, ident = text.rpartition(":")
+        kind = {"": "card", "card": "card", "book": "lorebook", "lorebook": "lorebook"}.get(kind.lower(), "")
+        if not kind or not ident.isdigit():
+            raise CatalogError(f"not an item reference: {text!r} (use card:ID or book:ID)")
+        return cls(kind, int(ident))
+
+    def __str__(self) -> str:
+        return f"{'card' if self.kind == 'card' else 'book'}:{self.id}"
+
+
+def _origin_filter(link: Any, link_col: Any, item_col: Any, fmt: str | None, platform: str | None) -> Any:
+    cond = exists().where(link_col == item_col).where(SourceFile.id == link.source_file_id)
+    if fmt:
+        cond = cond.where(SourceFile.format == fmt)
+    if platform:
+        cond = cond.where(SourceFile.platform == platform)
+    return cond
+
+
+def list_items(
+    session: Session,
+    *,
+    kind: str = "all",
+    fmt: str | None = None,
+    tag: str | None = None,
+    creator: str | None = None,
+    platform: str | None = None,
+    limit: int = 100,
+) -> list[dict[str, Any]]:
+    """Cards and/or lorebooks matching every filter given. Tag and creator apply to cards only."""
+    items: list[dict[str, Any]] = []
+    if kind in ("all", "card"):
+        stmt: Select[Any] = select(Card).order_by(Card.id).limit(limit)
+        if tag:
+            stmt = stmt.where(exists().where(CardTag.card_id == Card.id).where(func.lower(CardTag.tag) == tag.lower()))
+        if creator:
+            stmt = stmt.where(func.lower(Card.creator) == creator.lower())
+        if fmt or platform:
+            stmt = stmt.where(_origin_filter(CardSource, CardSource.card_id, Card.id, fmt, platform))
+        for card in session.scalars(stmt):
+            items.append(
+                {
+                    "ref": str(ItemRef("card", card.id)),
+                    "kind": "card",
+                    "name": card.name,
+                    "creator": card.creator,
+                    "tags": [t.tag for t in card.tags],
+                    "entries": card.lorebook.entry_count if card.lorebook else 0,
+                    "formats": _formats(session, CardSource, CardSource.card_id, card.id),
+                }
+            )
+    if kind in ("all", "lorebook") and not tag and not creator:
+        bstmt: Select[Any] = select(Lorebook).order_by(Lorebook.id).limit(limit)
+        if fmt or platform:
+            bstmt = bstmt.where(_origin_filter(LorebookSource, LorebookSource.lorebook_id, Lorebook.id, fmt, platform))
+        for book in session.scalars(bstmt):
+            items.append(
+                {
+                    "ref": str(ItemRef("lorebook", book.id)),
+                    "kind": "lorebook",
+                    "name": book.name,
+                    "creator": None,
+                    "tags": [],
+                    "entries": book.entry_count,
+                    "formats": _formats(session, LorebookSource, LorebookSource.lorebook_id, book.id),
+                }
+            )
+    return items[:limit]
+
+
+def _formats(session: Session, link: Any, link_col: Any, item_id: int) -> list[str]:
+    stmt = (
+        select(SourceFile.format)
+        .join(link, link.source_file_id == SourceFile.id)
+        .where(link_col == item_id)
+        .distinct()
+        .order_by(SourceFile.format)
+    )
+    return [f for f in session.scalars(stmt) if f]
+
+
+def _sources(session: Session, link: Any, link_col: Any, item_id: int) -> list[dict[str, Any]]:
+    stmt = (
+        select(SourceFile)
+        .join(link, link.source_file_id == SourceFile.id)
+        .where(link_col == item_id)
+        .order_by(SourceFile.id)
+    )
+    return [
+        {"path": s.path, "format": s.format, "platform": s.platform, "sha256": s.sha256, "size": s.size}
+        for s in session.scalars(stmt)
+    ]
+
+
+def _migrations(session: Session, column: Any, item_id: int) -> list[dict[str, Any]]:
+    stmt = (
+        select(Migration, FidelityReport, SourceFile.path)
+        .join(SourceFile, SourceFile.id == Migration.source_file_id)
+        .outerjoin(FidelityReport, FidelityReport.migration_id == Migration.id)
+        .where(column == item_id)
+        .order_by(Migration.target, Migration.id)
+    )
+    rows = []
+    for m, report, path in session.execute(stmt):
+        rows.append(
+            {
+                "source": path,
+                "target": m.target,
+                "status": m.status,
+                "reason": m.reason,
+                "output": m.output_path,
+                "output_sha256": m.output_sha256,
+                "fates": {f: getattr(report, f) for f in FATES} if report else None,
+                "lost": [i for i in _report_items(report) if i.get("fate") == "lost"] if report else [],
+            }
+        )
+    return rows
+
+
+def _report_items(report: FidelityReport) -> list[dict[str, Any]]:
+    data = json.loads(report.report)
+    items = data.get("items") if isinstance(data, dict) else None
+    return [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
+
+
+def _book_summary(book: Lorebook) -> dict[str, Any]:
+    return {"ref": str(ItemRef("lorebook", book.id)), "name": book.name, "entries": book.entry_count}
+
+
+def show_item(session: Session, ref: ItemRef) -> dict[str, Any]:
+    if ref.kind == "card":
+        card = session.get(Card, ref.id)
+        if card is None:
+            raise CatalogError(f"no card with id {ref.id} in the catalog")
+        assets = session.execute(
+            select(CardAsset, AssetBlob)
+            .join(AssetBlob, AssetBlob.id == CardAsset.asset_id)
+            .where(CardAsset.card_id == card.id)
+        )
+        return {
+            "ref": str(ref),
+            "kind": "card",
+            "name": card.name,
+            "creator": card.creator,
+            "spec": card.spec,
+            "spec_version": card.spec_version,
+            "tags": [t.tag for t in card.tags],
+            "content_hash": card.content_hash,
+            "lorebook": _book_summary(card.lorebook) if card.lorebook else None,
+            "assets": [
+                {
+                    "role": a.role,
+                    "uri": a.uri,
+                    "type": a.type,
+                    "name": a.name,
+                    "ext": a.ext,
+                    "size": b.size,
+                    "sha256": b.sha256,
+                }
+                for a, b in assets
+            ],
+            "sources": _sources(session, CardSource, CardSource.card_id, card.id),
+            "migrations": _migrations(session, Migration.card_id, card.id),
+        }
+    book = session.get(Lorebook, ref.id)
+    if book is None:
+        raise CatalogError(f"no lorebook with id {ref.id} in the catalog")
+    cards = session.scalars(select(Card).where(Card.lorebook_id == book.id).order_by(Card.id))
+    return {
+        "ref": str(ref),
+        "kind": "lorebook",
+        "name": book.name,
+        "content_hash": book.content_hash,
+        "entries": [
+            {
+                "position": e.position,
+                "name": e.name,
+                "keys": json.loads(e.keys),
+                "enabled": e.enabled,
+                "constant": e.constant,
+            }
+            for e in book.entries
+        ],
+        "cards": [{"ref": str(ItemRef("card", c.id)), "name": c.name} for c in cards],
+        "sources": _sources(session, LorebookSource, LorebookSource.lorebook_id, book.id),
+        "migrations": _migrations(session, Migration.lorebook_id, book.id),
+    }
+
+
+def stats(session: Session) -> dict[str, Any]:
+    files = session.execute(
+        select(SourceFile.format, SourceFile.status, func.count()).group_by(SourceFile.format, SourceFile.status)
+    )
+    by_format: dict[str, dict[str, int]] = {}
+    for fmt, status, count in files:
+        by_format.setdefault(fmt or "(unknown)", {})[status] = count
+    migrations: dict[str, dict[str, Any]] = {}
+    for target, status, count in session.execute(
+        select(Migration.target, Migration.status, func.count()).group_by(Migration.target, Migration.status)
+    ):
+        migrations.setdefault(target, {"done": 0, "skipped": 0, "failed": 0})[status] = count
+    fate_sums = [func.coalesce(func.sum(getattr(FidelityReport, f)), 0) for f in FATES]
+    for target, *sums in session.execute(
+        select(Migration.target, *fate_sums)
+        .join(FidelityReport, FidelityReport.migration_id == Migration.id)
+        .group_by(Migration.target)
+    ):
+        migrations.setdefault(target, {"done": 0, "skipped": 0, "failed": 0})["fates"] = dict(
+            zip(FATES, (int(s) for s in sums), strict=True)
+        )
+    count = lambda model: session.scalar(select(func.count()).select_from(model)) or 0  # noqa: E731
+    from .models import LorebookEntry
+
+    return {
+        "files_by_format": dict(sorted(by_format.items())),
+        "cards": count(Card),
+        "lorebooks": count(Lorebook),
+        "entries": count(LorebookEntry),
+        "assets": count(AssetBlob),
+        "migrations_by_target": dict(sorted(migrations.items())),
+    }
+
+
+def _first_source_format(session: Session, link: Any, link_col: Any, item_id: int) -> str:
+    formats = _formats(session, link, link_col, item_id)
+    return formats[0] if formats else "catalog"
+
+
+def load_document(catalog: Catalog, session: Session, ref: ItemRef) -> Document:
+    """Rebuild a Document (canonical model + asset bytes) from the catalog, for export."""
+    if ref.kind == "lorebook":
+        book = session.get(Lorebook, ref.id)
+        if book is None:
+            raise CatalogError(f"no lorebook with id {ref.id} in the catalog")
+        fmt = _first_source_format(session, LorebookSource, LorebookSource.lorebook_id, book.id)
+        return Document(
+            format=fmt, lorebook=CanonicalLorebook.model_validate(json.loads(book.canonical)), source=book.name
+        )
+    card = session.get(Card, ref.id)
+    if card is None:
+        raise CatalogError(f"no card with id {ref.id} in the catalog")
+    raw = json.loads(card.canonical)
+    if card.lorebook is not None and isinstance(raw.get("data"), dict):
+        raw["data"]["character_book"] = json.loads(card.lorebook.canonical)
+    doc = Document(
+        format=_first_source_format(session, CardSource, CardSource.card_id, card.id),
+        card=CanonicalCard.model_validate(raw),
+        source=card.name,
+    )
+    for link, blob in session.execute(
+        select(CardAsset, AssetBlob)
+        .join(AssetBlob, AssetBlob.id == CardAsset.asset_id)
+        .where(CardAsset.card_id == card.id)
+    ):
+        path = catalog.asset_path(blob.sha256)
+        try:
+            data = path.read_bytes()
+        except OSError:
+            raise CatalogError("asset blob missing from the catalog data dir", file=str(path)) from None
+        if link.role == "image":
+            doc.image = data
+        elif link.role == "member":
+            doc.members[link.uri] = data
+        else:
+            doc.assets[link.uri] = data
+    return doc

@@ -1,0 +1,213 @@
+"""A read Document flattened into plain, picklable records ready for the catalog.
+
+Workers build these (they are the expensive part: dumping and hashing the
+canonical model) and hand them to whoever writes the database. Content
+hashes are SHA-256 over key-sorted compact JSON, so the same card read from a
+PNG and from a JSON file gets the same hash and is stored once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..document import Document
+from ..model import Card, Lorebook, LorebookEntry, as_bool, as_number, as_str_list
+
+MAX_URI = 1000  # card_assets.uri column width; longer URIs (data: URIs) are keyed by their hash
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def canonical_json(obj: Any) -> str:
+    """Order-preserving compact JSON: what is stored and exported from.
+
+    Lone surrogates (broken emoji in real cards) cannot be stored as UTF-8 text;
+    such documents are stored with ``\\u`` escapes instead, which parse back the same.
+    """
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(obj, ensure_ascii=True, separators=(",", ":"), default=str)
+    return text
+
+
+def content_hash(obj: Any) -> str:
+    """Hash that ignores key order (the same data written by two apps hashes the same)."""
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=True, default=str)
+    return sha256_hex(text.encode("utf-8", "surrogatepass"))
+
+
+@dataclass
+class BookRecord:
+    content_hash: str
+    name: str | None
+    canonical: str
+    entries: list[dict[str, Any]]
+
+
+@dataclass
+class AssetRecord:
+    role: str
+    """``asset``, ``image`` or ``member``."""
+    uri: str
+    sha256: str
+    size: int
+    type: str | None = None
+    name: str | None = None
+    ext: str | None = None
+
+
+@dataclass
+class CardRecord:
+    content_hash: str
+    name: str | None
+    creator: str | None
+    spec: str | None
+    spec_version: str | None
+    canonical: str
+    tags: list[str]
+    book: BookRecord | None
+    assets: list[AssetRecord] = field(default_factory=list)
+
+
+@dataclass
+class ItemRecord:
+    """What one file holds: a card (maybe with an embedded book) or a standalone book."""
+
+    kind: str
+    card: CardRecord | None = None
+    book: BookRecord | None = None
+
+    @property
+    def any_book(self) -> BookRecord | None:
+        return self.book if self.book is not None else (self.card.book if self.card else None)
+
+
+def _text(value: Any, limit: int | None = None) -> str | None:
+    """A string field for a display/search column (the canonical JSON keeps the exact value).
+
+    NUL characters are replaced because PostgreSQL text cannot hold them;
+    ``limit`` truncates to the column width.
+    """
+    if not isinstance(value, str):
+        return None
+    if "\x00" in value:
+        value = value.replace("\x00", "\ufffd")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        value = value.encode("utf-8", "replace").decode("utf-8")
+    return value[:limit] if limit else value
+
+
+def entry_row(position: int, entry: LorebookEntry, dumped: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One ``lorebook_entries`` row; ``dumped`` is the entry's ``dump()`` when the caller has it."""
+    if dumped is None:
+        dumped = entry.dump()
+    keys = as_str_list(entry.keys)
+    secondary = as_str_list(entry.secondary_keys)
+    content = _text(entry.content) if isinstance(entry.content, str) else canonical_json(entry.content or "")
+    order = as_number(entry.insertion_order)
+    return {
+        "position": position,
+        "name": _text(entry.name) or _text(entry.comment),
+        "keys": canonical_json(keys),
+        "secondary_keys": canonical_json(secondary),
+        "keys_text": _text("\n".join(keys + secondary)),
+        "content": content,
+        "enabled": as_bool(entry.enabled, True),
+        "constant": as_bool(entry.constant, False),
+        "selective": as_bool(entry.selective, False),
+        "use_regex": as_bool(entry.use_regex, False),
+        "case_sensitive": as_bool(entry.case_sensitive, False),
+        "insertion_order": float(order) if order is not None else None,
+        "content_hash": content_hash(dumped),
+    }
+
+
+def book_record(book: Lorebook, dumped: dict[str, Any] | None = None) -> BookRecord:
+    """The book's row and entry rows. The book hash is built from the entry hashes,
+    so the (large) entries are serialised for hashing once, not twice."""
+    if dumped is None:
+        dumped = book.dump()
+    raw_entries = dumped.get("entries")
+    raw_list = raw_entries if isinstance(raw_entries, list) else []
+    entries = [entry_row(i, e, raw) for i, (e, raw) in enumerate(zip(book.entries, raw_list, strict=False))]
+    head = content_hash({k: v for k, v in dumped.items() if k != "entries"})
+    digest = sha256_hex(f"{head}|{'entries' in dumped}|{','.join(e['content_hash'] for e in entries)}".encode())
+    return BookRecord(
+        content_hash=digest,
+        name=_text(book.name),
+        canonical=canonical_json(dumped),
+        entries=entries,
+    )
+
+
+def _asset_records(doc: Document, card: Card) -> list[AssetRecord]:
+    descriptors = {a.uri: a for a in card.data.assets or [] if isinstance(a.uri, str)}
+    records = []
+    for uri, data in doc.assets.items():
+        desc = descriptors.get(uri)
+        records.append(
+            AssetRecord(
+                role="asset",
+                uri=_text(uri) if len(uri) <= MAX_URI else "sha256:" + sha256_hex(uri.encode("utf-8", "replace")),
+                sha256=sha256_hex(data),
+                size=len(data),
+                type=_text(desc.type, 64) if desc else None,
+                name=_text(desc.name) if desc else None,
+                ext=_text(desc.ext, 32) if desc else None,
+            )
+        )
+    if doc.image is not None:
+        records.append(AssetRecord("image", "", sha256_hex(doc.image), len(doc.image), type="image"))
+    for name, data in doc.members.items():
+        records.append(AssetRecord("member", _text(name, MAX_URI) or "", sha256_hex(data), len(data)))
+    return records
+
+
+def card_record(doc: Document, card: Card) -> CardRecord:
+    dumped = card.dump()
+    book = card.data.character_book
+    stored = dict(dumped)
+    book_raw: Any = None
+    if book is not None and isinstance(stored.get("data"), dict) and "character_book" in stored["data"]:
+        book_raw = stored["data"]["character_book"]
+        stored["data"] = {k: v for k, v in stored["data"].items() if k != "character_book"}
+    book_rec = book_record(book, book_raw if isinstance(book_raw, dict) else None) if book is not None else None
+    data = card.data
+    version = card.spec_version
+    return CardRecord(
+        # the card without its book, plus the book's own hash: equal cards hash equal
+        content_hash=sha256_hex(f"{content_hash(stored)}|{book_rec.content_hash if book_rec else ''}".encode()),
+        name=_text(data.name),
+        creator=_text(data.creator),
+        spec=_text(card.spec, 64),
+        spec_version=_text(str(version), 32) if version is not None else None,
+        canonical=canonical_json(stored),
+        tags=sorted({_text(t.strip(), 200) or "" for t in as_str_list(data.tags) if t.strip()}),
+        book=book_rec,
+        assets=_asset_records(doc, card),
+    )
+
+
+def item_record(doc: Document) -> ItemRecord:
+    if doc.card is not None:
+        return ItemRecord(kind="card", card=card_record(doc, doc.card))
+    if doc.lorebook is None:
+        return ItemRecord(kind="lorebook", book=None)
+    return ItemRecord(kind="lorebook", book=book_record(doc.lorebook))
+
+
+def blobs_of(doc: Document) -> dict[str, bytes]:
+    """sha256 -> bytes of every binary part the document carries (written to the blob store)."""
+    parts = list(doc.assets.values()) + list(doc.members.values())
+    if doc.image is not None:
+        parts.append(doc.image)
+    return {sha256_hex(p): p for p in parts}

@@ -1,0 +1,197 @@
+"""A migration run: many files -> catalog + converted outputs, resumable and parallel.
+
+Workers (``--jobs N`` processes) do everything that costs CPU: read, convert,
+fidelity report, atomic output writes. The parent alone writes the
+database, each file all-or-nothing (``recorder.BatchRecorder``). Why the parent: SQLite has one writer
+at a time anyway, so per-worker sessions would only add lock waits and
+busy retries; workers stay free of database connections (nothing to
+re-open after fork, nothing to leak when one dies); and recording is a small
+share of the time per file (see ``benchmarks/migrate.py``). Several *processes*
+(two ``interop migrate`` runs on one PostgreSQL catalog) are still safe: the
+recorder's inserts are idempotent (``ON CONFLICT``), with a retry on conflicts.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+
+from .database import Catalog
+from .models import FATES, Migration, SourceFile
+from .pipeline import FileOutcome, RunConfig, init_worker, process_file, process_in_worker
+from .recorder import BatchRecorder
+
+
+def load_done(catalog: Catalog, targets: Iterable[str]) -> dict[str, dict[str, tuple[str, str] | None]]:
+    """sha256 -> {target: (output path, sha256)} for every finished (done or skipped) migration of the targets."""
+    done: dict[str, dict[str, tuple[str, str] | None]] = {}
+    stmt = (
+        select(SourceFile.sha256, Migration.target, Migration.status, Migration.output_path, Migration.output_sha256)
+        .join(Migration, Migration.source_file_id == SourceFile.id)
+        .where(SourceFile.status == "imported", Migration.target.in_(list(targets)))
+        .where(Migration.status.in_(("done", "skipped")))
+    )
+    with catalog.engine.connect() as conn:
+        for sha, target, status, path, out_sha in conn.execute(stmt):
+            done.setdefault(sha, {})[target] = (path, out_sha) if status == "done" else None
+    return done
+
+
+@dataclass
+class TargetTally:
+    written: int = 0
+    skipped: int = 0
+    failed: int = 0
+    fates: Counter[str] = field(default_factory=Counter)
+    with_losses: int = 0
+    skip_reasons: Counter[str] = field(default_factory=Counter)
+
+
+@dataclass
+class RunSummary:
+    files: Counter[str] = field(default_factory=Counter)
+    """seen, imported, duplicate, unchanged, ignored, failed"""
+    cards: int = 0
+    lorebooks: int = 0
+    embedded_lorebooks: int = 0
+    entries: int = 0
+    formats: Counter[str] = field(default_factory=Counter)
+    targets: dict[str, TargetTally] = field(default_factory=dict)
+    failures: list[tuple[str, str]] = field(default_factory=list)
+    timings_ms: Counter[str] = field(default_factory=Counter)
+    wall_s: float = 0.0
+    fidelity: bool = False
+
+    def add(self, outcome: FileOutcome, seen: set[str]) -> None:
+        self.files["seen"] += 1
+        status = outcome.status
+        if status == "imported" and outcome.sha256 in seen:
+            status = "duplicate"
+        if outcome.sha256 is not None:
+            seen.add(outcome.sha256)
+        self.files[status] += 1
+        if status == "failed":
+            self.failures.append((outcome.path, outcome.error or "unknown error"))
+        if status != "imported":
+            return
+        self.formats[outcome.format or "?"] += 1
+        self.timings_ms["read"] += outcome.read_ms
+        self.timings_ms["write"] += outcome.write_ms
+        item = outcome.item
+        if item is not None:
+            if item.card is not None:
+                self.cards += 1
+                if item.card.book is not None:
+                    self.embedded_lorebooks += 1
+            elif item.book is not None:
+                self.lorebooks += 1
+            book = item.any_book
+            self.entries += len(book.entries) if book is not None else 0
+        for t in outcome.targets:
+            tally = self.targets.setdefault(t.target, TargetTally())
+            self.timings_ms["convert"] += t.convert_ms
+            self.timings_ms["report"] += t.report_ms
+            self.timings_ms["write"] += t.write_ms
+            if t.status == "done":
+                tally.written += 1
+            elif t.status == "skipped":
+                tally.skipped += 1
+                tally.skip_reasons[t.reason or "?"] += 1
+            else:
+                tally.failed += 1
+                self.failures.append((outcome.path, f"{t.target}: {t.reason}"))
+            if t.counts is not None:
+                self.fidelity = True
+                tally.fates.update({f: t.counts.get(f, 0) for f in FATES})
+                tally.with_losses += bool(t.has_losses)
+
+    @property
+    def files_per_s(self) -> float:
+        return self.files["seen"] / self.wall_s if self.wall_s else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "files": {
+                k: self.files.get(k, 0) for k in ("seen", "imported", "duplicate", "unchanged", "ignored", "failed")
+            },
+            "cards": self.cards,
+            "lorebooks": self.lorebooks,
+            "embedded_lorebooks": self.embedded_lorebooks,
+            "entries": self.entries,
+            "formats": dict(sorted(self.formats.items())),
+            "targets": {
+                name: {
+                    "written": t.written,
+                    "skipped": t.skipped,
+                    "failed": t.failed,
+                    "skip_reasons": dict(t.skip_reasons),
+                    "fates": {f: t.fates.get(f, 0) for f in FATES} if self.fidelity else None,
+                    "files_with_losses": t.with_losses if self.fidelity else None,
+                }
+                for name, t in self.targets.items()
+            },
+            "failures": [{"file": f, "reason": r} for f, r in self.failures],
+            "timings_ms": {k: round(v, 1) for k, v in sorted(self.timings_ms.items())},
+            "wall_s": round(self.wall_s, 3),
+            "files_per_s": round(self.files_per_s, 1),
+        }
+
+
+def _outcomes(config: RunConfig, files: list[Path], jobs: int) -> Iterator[FileOutcome]:
+    if jobs <= 1:
+        for path in files:
+            yield process_file(config, path)
+        return
+    # spawn, not fork: the parent holds database connections a forked child must not inherit.
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(jobs, initializer=init_worker, initargs=(config,)) as pool:
+        chunk = max(1, min(16, len(files) // (jobs * 8) or 1))
+        yield from pool.imap(process_in_worker, files, chunksize=chunk)
+
+
+def migrate(
+    catalog: Catalog,
+    files: list[Path],
+    targets: tuple[str, ...],
+    out_dir: Path,
+    *,
+    jobs: int = 1,
+    pretty: bool = True,
+    progress: Callable[[FileOutcome, RunSummary], None] | None = None,
+) -> RunSummary:
+    """Import ``files`` into ``catalog`` and write each as every target under ``out_dir``."""
+    start = time.perf_counter()
+    config = RunConfig(
+        targets=targets,
+        out_dir=out_dir,
+        data_dir=catalog.data_dir,
+        done=load_done(catalog, targets),
+        pretty=pretty,
+    )
+    summary = RunSummary()
+    seen: set[str] = set()
+    recorder = BatchRecorder(catalog)
+    try:
+        for outcome in _outcomes(config, files, jobs):
+            db_start = time.perf_counter()
+            recorder.add(outcome)
+            summary.timings_ms["database"] += (time.perf_counter() - db_start) * 1000.0
+            summary.add(outcome, seen)
+            if progress is not None:
+                progress(outcome, summary)
+        db_start = time.perf_counter()
+        recorder.flush()
+        summary.timings_ms["database"] += (time.perf_counter() - db_start) * 1000.0
+    finally:
+        recorder.close()
+    os.sync()  # outputs are not fsynced one by one (see pipeline.write_output)
+    summary.wall_s = time.perf_counter() - start
+    return summary

@@ -1,0 +1,218 @@
+"""``interop catalog``: query, export and upgrade the catalog that ``interop migrate`` fills."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from ..api import write
+from ..catalog.database import ENV_DB, default_url, head_revision, make_engine, open_catalog, upgrade_schema
+from ..catalog.pipeline import slug
+from ..catalog.queries import ItemRef, list_items, load_document, show_item, stats
+from ..catalog.search import search_entries
+from ..formats.registry import get_format
+from ..io import write_atomic
+from .common import format_choice
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def db_option(func: F) -> F:
+    return click.option(
+        "--db",
+        "db",
+        envvar=ENV_DB,
+        default=None,
+        metavar="URL",
+        help="Catalog database URL (default: SQLite in the user data dir).",
+    )(func)
+
+
+def json_option(func: F) -> F:
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(func)
+
+
+def _echo_json(value: Any) -> None:
+    click.echo(json.dumps(value, ensure_ascii=False, indent=2, default=str))
+
+
+@click.group("catalog")
+def command() -> None:
+    """Query the catalog of imported cards and lorebooks, export items, upgrade its schema."""
+
+
+@command.command("upgrade")
+@db_option
+@click.option("--revision", default="head", show_default=True, help="Alembic revision to upgrade to.")
+def upgrade_cmd(db: str | None, revision: str) -> None:
+    """Create the catalog, or bring an existing one to the current schema."""
+    engine = make_engine(db or default_url())
+    try:
+        before, after = upgrade_schema(engine, revision)
+    finally:
+        engine.dispose()
+    if before == after:
+        click.echo(f"catalog already at revision {after} (head is {head_revision()})")
+    else:
+        click.echo(f"catalog upgraded from {before or 'empty'} to {after}")
+
+
+@command.command("list")
+@db_option
+@click.option("--kind", type=click.Choice(["all", "card", "lorebook"]), default="all", show_default=True)
+@click.option("--format", "fmt", default=None, help="Only items read from files of this format.")
+@click.option(
+    "--platform",
+    default=None,
+    help="Only items read from files of this platform (ccv3, sillytavern, risu, agnai, novelai).",
+)
+@click.option("--tag", default=None, help="Only cards with this tag (case-insensitive).")
+@click.option("--creator", default=None, help="Only cards by this creator (case-insensitive).")
+@click.option("--limit", default=100, show_default=True, type=click.IntRange(1))
+@json_option
+def list_cmd(
+    db: str | None,
+    kind: str,
+    fmt: str | None,
+    platform: str | None,
+    tag: str | None,
+    creator: str | None,
+    limit: int,
+    as_json: bool,
+) -> None:
+    """List catalogued cards and lorebooks."""
+    catalog = open_catalog(db)
+    try:
+        with catalog.session() as session:
+            items = list_items(session, kind=kind, fmt=fmt, tag=tag, creator=creator, platform=platform, limit=limit)
+    finally:
+        catalog.dispose()
+    if as_json:
+        _echo_json(items)
+        return
+    for item in items:
+        who = f" by {item['creator']}" if item["creator"] else ""
+        tags = f" [{', '.join(item['tags'])}]" if item["tags"] else ""
+        entries = f", {item['entries']} entries" if item["entries"] else ""
+        click.echo(
+            f"{item['ref']:<11} {item['name'] or '(unnamed)'}{who}{tags} ({', '.join(item['formats'])}{entries})"
+        )
+    if not items:
+        click.echo("no items match")
+
+
+@command.command("show")
+@db_option
+@click.argument("item")
+@json_option
+def show_cmd(db: str | None, item: str, as_json: bool) -> None:
+    """Show ITEM (card:ID, book:ID, or a card id) with its lorebook, sources, migrations and fidelity."""
+    catalog = open_catalog(db)
+    try:
+        with catalog.session() as session:
+            info = show_item(session, ItemRef.parse(item))
+    finally:
+        catalog.dispose()
+    if as_json:
+        _echo_json(info)
+        return
+    click.secho(f"{info['ref']}  {info['name'] or '(unnamed)'}", bold=True)
+    for key in ("creator", "spec", "spec_version", "content_hash"):
+        if info.get(key):
+            click.echo(f"  {key:<14}{info[key]}")
+    if info.get("tags"):
+        click.echo(f"  {'tags':<14}{', '.join(info['tags'])}")
+    if info.get("lorebook"):
+        book = info["lorebook"]
+        click.echo(f"  {'lorebook':<14}{book['ref']} {book['name'] or '(unnamed)'} ({book['entries']} entries)")
+    for entry in info.get("entries", [])[:50]:
+        click.echo(f"  entry {entry['position']:<4} {entry['name'] or ''} keys={', '.join(entry['keys'])}")
+    for card in info.get("cards", []):
+        click.echo(f"  used by       {card['ref']} {card['name']}")
+    for asset in info.get("assets", []):
+        click.echo(f"  asset         {asset['role']} {asset['uri'] or ''} {asset['size']} bytes")
+    for source in info["sources"]:
+        click.echo(f"  source        {source['path']} ({source['format']})")
+    for m in info["migrations"]:
+        fates = ", ".join(f"{k} {v}" for k, v in m["fates"].items()) if m["fates"] else "no report"
+        where = m["output"] or m["reason"] or ""
+        click.echo(f"  -> {m['target']:<20} {m['status']:<8} {where} ({fates})")
+        for lost in m["lost"][:20]:
+            click.echo(f"       lost {lost.get('path')}: {lost.get('detail') or ''}")
+
+
+@command.command("search")
+@db_option
+@click.argument("query")
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(1))
+@json_option
+def search_cmd(db: str | None, query: str, limit: int, as_json: bool) -> None:
+    """Find lorebook entries whose name, keys or content contain every word of QUERY."""
+    catalog = open_catalog(db)
+    try:
+        with catalog.engine.connect() as conn:
+            hits = search_entries(conn, query, limit)
+    finally:
+        catalog.dispose()
+    if as_json:
+        _echo_json([hit.__dict__ for hit in hits])
+        return
+    for hit in hits:
+        click.secho(f"book:{hit.lorebook_id} {hit.lorebook or '(unnamed)'} #{hit.position} {hit.name or ''}", bold=True)
+        click.echo(f"  keys: {hit.keys}")
+        click.echo(f"  {hit.snippet}")
+    if not hits:
+        click.echo("no entries match")
+
+
+@command.command("export")
+@db_option
+@click.argument("item")
+@click.option("--to", "target", required=True, type=format_choice(), help="Target format.")
+@click.option(
+    "-o", "--out", "out", type=click.Path(dir_okay=False), help="Output file (default ./<name>.<target><ext>)."
+)
+def export_cmd(db: str | None, item: str, target: str, out: str | None) -> None:
+    """Write a catalogued ITEM (card:ID or book:ID) in any target format."""
+    catalog = open_catalog(db)
+    try:
+        with catalog.session() as session:
+            ref = ItemRef.parse(item)
+            doc = load_document(catalog, session, ref)
+    finally:
+        catalog.dispose()
+    data = write(doc, target)
+    path = Path(out) if out else Path.cwd() / f"{slug(doc.title or str(ref))}.{target}{get_format(target).suffix}"
+    write_atomic(path, data)
+    click.echo(f"{ref} -> {path} ({target})")
+
+
+@command.command("stats")
+@db_option
+@json_option
+def stats_cmd(db: str | None, as_json: bool) -> None:
+    """Counts of files by format and status, items, and migrations by target and fate."""
+    catalog = open_catalog(db)
+    try:
+        with catalog.session() as session:
+            data = stats(session)
+    finally:
+        catalog.dispose()
+    if as_json:
+        _echo_json(data)
+        return
+    click.echo(
+        f"cards {data['cards']}, lorebooks {data['lorebooks']}, entries {data['entries']}, assets {data['assets']}"
+    )
+    click.echo("files by format:")
+    for fmt, statuses in data["files_by_format"].items():
+        click.echo(f"  {fmt:<22}" + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())))
+    click.echo("migrations by target:")
+    for target, info in data["migrations_by_target"].items():
+        fates = info.get("fates")
+        fate_text = " | " + ", ".join(f"{k} {v}" for k, v in fates.items()) if fates else ""
+        click.echo(f"  {target:<22}done {info['done']}, skipped {info['skipped']}, failed {info['failed']}{fate_text}")

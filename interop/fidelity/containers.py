@@ -1,0 +1,104 @@
+"""Container-level fields: the picture, embedded asset files and opaque members.
+
+Compared by bytes, not by descriptor: an asset whose ``card.assets`` entry
+survived but whose file did not is lost, and one that moved to another URI
+(``embeded://...`` -> ``__asset:0``) is translated, with the new address.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ..mappings import Fate
+from .paths import Path
+from .view import CanonicalView
+
+
+@dataclass(frozen=True)
+class ContainerResult:
+    path: Path
+    fate: Fate
+    detail: str
+    now: Path | None = None
+    """Where a translated part went (``asset[...]`` or ``image``)."""
+
+
+_PIXEL_CHUNKS = frozenset({"IHDR", "PLTE", "IDAT", "acTL", "fcTL", "fdAT"})
+
+
+def _digest(data: bytes) -> str:
+    """Identity of a picture or file: for a PNG, its pixel chunks only.
+
+    A PNG card written again carries new text chunks (the card itself) but, as
+    the PNG writer never re-encodes, the same IHDR/PLTE/IDAT (and APNG frames).
+    """
+    from ..containers.png import is_png, iter_chunks
+    from ..errors import InteropError
+
+    if is_png(data):
+        digest = hashlib.sha256()
+        try:
+            for chunk in iter_chunks(data):
+                if chunk.type in _PIXEL_CHUNKS:
+                    digest.update(chunk.type.encode("ascii"))
+                    digest.update(chunk.data)
+            return "png:" + digest.hexdigest()
+        except InteropError:
+            pass
+    return hashlib.sha256(data).hexdigest()
+
+
+def container_paths(view: CanonicalView) -> list[Path]:
+    paths: list[Path] = []
+    if view.image is not None:
+        paths.append(("image",))
+    paths.extend(("asset", uri) for uri in view.assets)
+    paths.extend(("member", name) for name in view.members)
+    return paths
+
+
+def compare_containers(source: CanonicalView, output: CanonicalView | None, target: str) -> Iterator[ContainerResult]:
+    """One result per picture, asset and member of ``source``: did its bytes reach ``output``?"""
+    out_assets = output.assets if output is not None else {}
+    by_digest: dict[str, str] = {}
+    for uri, data in out_assets.items():
+        by_digest.setdefault(_digest(data), uri)
+    out_picture = _digest(output.image) if output is not None and output.image is not None else None
+    if source.image is not None:
+        picture = _digest(source.image)
+        if picture == out_picture:
+            yield ContainerResult(("image",), "kept", "")
+        elif picture in by_digest:
+            new_uri = by_digest[picture]
+            yield ContainerResult(("image",), "translated", f"now asset {new_uri}", ("asset", new_uri))
+        elif out_picture is not None:
+            yield ContainerResult(("image",), "lost", f"{target} output carries a different picture")
+        else:
+            yield ContainerResult(("image",), "lost", f"{target} holds no picture")
+    for uri, data in source.assets.items():
+        path: Path = ("asset", uri)
+        digest = _digest(data)
+        same_place = out_assets.get(uri)
+        if same_place == data:
+            yield ContainerResult(path, "kept", "")
+        elif same_place is not None and _digest(same_place) == digest:
+            yield ContainerResult(path, "kept", "same picture (PNG text chunks differ)")
+        elif digest in by_digest:
+            yield ContainerResult(path, "translated", f"now {by_digest[digest]}", ("asset", by_digest[digest]))
+        elif digest == out_picture:
+            yield ContainerResult(path, "translated", "now the card picture", ("image",))
+        elif not out_assets:
+            yield ContainerResult(path, "lost", f"{target} carries no embedded asset files ({len(data)} bytes dropped)")
+        else:
+            yield ContainerResult(path, "lost", f"not among the {len(out_assets)} asset files of the {target} output")
+    out_members = output.members if output is not None else {}
+    for name, data in source.members.items():
+        path = ("member", name)
+        if out_members.get(name) == data:
+            yield ContainerResult(path, "kept", "")
+        elif name in out_members:
+            yield ContainerResult(path, "lost", f"{target} output holds a different {name}")
+        else:
+            yield ContainerResult(path, "lost", f"{target} has no place for container member {name}")

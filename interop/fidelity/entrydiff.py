@@ -1,0 +1,132 @@
+"""``interop diff``: two documents of any formats compared through the canonical model, entry by entry.
+
+Entries are matched by ``id`` (when it is unique on both sides), then by equal
+keys and content, then by equal keys alone, then by equal content alone; what
+is left is reported as only in one file. A matched pair's differences are
+listed with paths relative to the entry.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..document import Document
+from .compare import Change, all_changes, short
+from .containers import compare_containers
+from .view import CanonicalView, view_of
+
+
+@dataclass
+class EntryPair:
+    a: int
+    b: int
+    how: str
+    changes: list[Change] = field(default_factory=list)
+
+
+@dataclass
+class DocumentDiff:
+    a_entries: list[dict[str, Any]]
+    b_entries: list[dict[str, Any]]
+    sections: list[Change] = field(default_factory=list)
+    pairs: list[EntryPair] = field(default_factory=list)
+    only_a: list[int] = field(default_factory=list)
+    only_b: list[int] = field(default_factory=list)
+    containers: list[Change] = field(default_factory=list)
+
+    @property
+    def reordered(self) -> bool:
+        """Matched entries are not in the same relative order in both files."""
+        order = [p.b for p in sorted(self.pairs, key=lambda p: p.a)]
+        return order != sorted(order)
+
+    @property
+    def count(self) -> int:
+        return (
+            len(self.sections)
+            + len(self.only_a)
+            + len(self.only_b)
+            + len(self.containers)
+            + sum(len(p.changes) for p in self.pairs)
+            + int(self.reordered)
+        )
+
+    @property
+    def identical(self) -> bool:
+        return self.count == 0
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=repr)
+
+
+def match_entries(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> tuple[list[EntryPair], list[int], list[int]]:
+    left = list(range(len(a)))
+    right = list(range(len(b)))
+    pairs: list[EntryPair] = []
+
+    def by(how: str, key: Callable[[dict[str, Any]], str | None]) -> None:
+        a_keys: dict[str, list[int]] = {}
+        b_keys: dict[str, list[int]] = {}
+        for i in left:
+            k = key(a[i])
+            if k is not None:
+                a_keys.setdefault(k, []).append(i)
+        for j in right:
+            k = key(b[j])
+            if k is not None:
+                b_keys.setdefault(k, []).append(j)
+        for k, ai in a_keys.items():
+            bj = b_keys.get(k)
+            if bj and len(ai) == 1 and len(bj) == 1:
+                pairs.append(EntryPair(ai[0], bj[0], how))
+                left.remove(ai[0])
+                right.remove(bj[0])
+
+    by("id", lambda e: _canon(e["id"]) if "id" in e and e["id"] is not None else None)
+    by("keys and content", lambda e: _canon([e.get("keys"), e.get("content")]))
+    by("keys", lambda e: _canon(e.get("keys")) if e.get("keys") else None)
+    by("content", lambda e: _canon(e.get("content")) if e.get("content") else None)
+    pairs.sort(key=lambda p: p.a)
+    return pairs, left, right
+
+
+def diff_documents(a: Document, b: Document) -> DocumentDiff:
+    va, vb = view_of(a), view_of(b)
+    a_entries, b_entries = va.entries or [], vb.entries or []
+    result = DocumentDiff(a_entries, b_entries)
+    result.sections = all_changes(_sections_only(va), _sections_only(vb))
+    result.pairs, result.only_a, result.only_b = match_entries(a_entries, b_entries)
+    for pair in result.pairs:
+        changes = all_changes(_one_entry(va.kind, a_entries[pair.a]), _one_entry(vb.kind, b_entries[pair.b]))
+        pair.changes = [Change(c.path[2:], c.kind, c.old, c.new, c.note) for c in changes]
+    for res in compare_containers(va, vb, b.format):
+        if res.fate != "kept":
+            result.containers.append(Change(res.path, "removed" if res.fate == "lost" else "changed", note=res.detail))
+    for res in compare_containers(vb, va, a.format):
+        if res.fate == "lost":
+            result.containers.append(Change(res.path, "added", note=f"only in {b.source or 'B'}"))
+    return result
+
+
+def _sections_only(view: CanonicalView) -> CanonicalView:
+    return CanonicalView(kind=view.kind, root=view.root, card=view.card, book=view.book, has_book_key=view.has_book_key)
+
+
+def _one_entry(kind: str, entry: dict[str, Any]) -> CanonicalView:
+    return CanonicalView(kind=kind, entries=[entry])
+
+
+def entry_label(index: int, entry: dict[str, Any]) -> str:
+    name = next(
+        (entry[k] for k in ("comment", "name") if isinstance(entry.get(k), str) and entry[k].strip()),
+        None,
+    )
+    if name is None and isinstance(entry.get("keys"), list) and entry["keys"]:
+        name = str(entry["keys"][0])
+    ident = f" id={short(entry['id'], 20)}" if "id" in entry else ""
+    title = f" {short(name, 40)}" if name else ""
+    return f"entry #{index}{ident}{title}"

@@ -1,0 +1,126 @@
+"""Platform knowledge the data cannot show: per-target hooks that raise a field's fate.
+
+A round trip through our own reader and writer proves the data survives in the
+file; it cannot show that the real application will mangle it (Agnai strips
+regex characters from keys, ...). Adapters expose such knowledge as plain
+functions; the hooks here call them when they exist (imported lazily, so a
+missing adapter only means no extra findings) and turn their answers into
+``Finding``s. A finding can only make a fate worse, never better.
+
+Register more with ``register_hook(platform, hook)``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..document import Document
+from ..mappings import Fate
+from .paths import Path
+
+
+@dataclass(frozen=True)
+class Finding:
+    path: Path
+    fate: Fate
+    detail: str
+
+
+Hook = Callable[[Document, str, "Document | None"], Iterable[Finding]]
+_HOOKS: dict[str, list[Hook]] = {}
+
+
+def register_hook(platform: str, hook: Hook) -> Hook:
+    _HOOKS.setdefault(platform, []).append(hook)
+    return hook
+
+
+def hooks_for(platform: str) -> list[Hook]:
+    return list(_HOOKS.get(platform, ()))
+
+
+def adapter_function(module: str, name: str) -> Callable[..., Any] | None:
+    """``interop.formats.<module>.<name>`` if that adapter is installed and has it."""
+    try:
+        mod = importlib.import_module(f"interop.formats.{module}")
+    except ImportError:
+        return None
+    func = getattr(mod, name, None)
+    return func if callable(func) else None
+
+
+def findings(source: Document, target_format: str, platform: str, output: Document | None) -> list[Finding]:
+    found: list[Finding] = []
+    for hook in hooks_for(platform):
+        found.extend(hook(source, target_format, output))
+    return found
+
+
+# --- built-in hooks ------------------------------------------------------------
+
+
+def _agnai_keys(source: Document, target_format: str, output: Document | None) -> list[Finding]:
+    """Keys Agnai would mangle (regex, stripped characters, wildcards, word boundaries).
+
+    ``agnai_key_hazards(book)`` (interop.formats.agnai) lists them per key as
+    ``entries[i].keys[j]``; the report's field is the whole key list of entry i.
+    """
+    hazards_of = adapter_function("agnai", "agnai_key_hazards")
+    book = source.book
+    if hazards_of is None or book is None:
+        return []
+    per_entry: dict[int, list[Any]] = {}
+    for hazard in hazards_of(book):
+        index = _entry_of(getattr(hazard, "path", ""))
+        if index is not None:
+            per_entry.setdefault(index, []).append(hazard)
+    found = []
+    for index, hazards in per_entry.items():
+        fate: Fate = "lost" if any(getattr(h, "fate", "") == "lost" for h in hazards) else "approximated"
+        reasons = [f"{h.key!r}: {h.reason}" for h in hazards]
+        detail = "; ".join(reasons[:3]) + (f"; and {len(reasons) - 3} more" if len(reasons) > 3 else "")
+        found.append(Finding(("entry", index, "keys"), fate, detail))
+    return found
+
+
+def _entry_of(path: str) -> int | None:
+    """``entries[4].keys[0]`` -> 4."""
+    if not path.startswith("entries["):
+        return None
+    number = path[len("entries[") : path.find("]")]
+    return int(number) if number.isdigit() else None
+
+
+register_hook("agnai", _agnai_keys)
+
+
+_CONFLICT = re.compile(r"^entry (\d+)(?: \(.*?\))?: ([\w.]+) is ")
+
+
+def _sillytavern_conflicts(source: Document, target_format: str, output: Document | None) -> list[Finding]:
+    """Entries whose SillyTavern flat ``extensions`` keys disagree with the namespace or the spec field.
+
+    SillyTavern reads the flat keys, so the other value has no effect there
+    (``normalize_card_book`` in interop.formats.sillytavern lists the conflicts).
+    """
+    normalize = adapter_function("sillytavern", "normalize_card_book")
+    book = source.book
+    if normalize is None or book is None:
+        return []
+    _, conflicts = normalize(book)
+    found = []
+    for conflict in conflicts:
+        match = _CONFLICT.match(conflict)
+        if match is None:
+            continue
+        index, field = int(match.group(1)), match.group(2)
+        path: Path = ("entry", index, *field.split("."))
+        found.append(Finding(path, "approximated", f"SillyTavern reads its flat key: {conflict.split(': ', 1)[1]}"))
+    return found
+
+
+register_hook("sillytavern", _sillytavern_conflicts)

@@ -1,0 +1,61 @@
+"""The human form of a fidelity report: counts per fate, then the fields grouped by what happened."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..mappings import FATES
+from .report import FidelityItem, FidelityReport
+
+DETAIL_ORDER = ("lost", "approximated", "stashed", "translated")
+_INDEX = re.compile(r"\[\d+\]")
+
+
+@dataclass(frozen=True)
+class Group:
+    label: str
+    detail: str
+    count: int
+
+
+def _group_key(item: FidelityItem) -> str:
+    if item.rule and "*" in item.rule:
+        return item.rule
+    return _INDEX.sub("[*]", item.path)  # entry[3].keys -> entry[*].keys
+
+
+def groups(items: list[FidelityItem]) -> list[Group]:
+    """Items with the same (generic path or wildcard rule, detail), in first-seen order.
+
+    A group of one is labelled with the item's own path.
+    """
+    found: dict[tuple[str, str], list[FidelityItem]] = {}
+    for item in items:
+        found.setdefault((_group_key(item), item.detail), []).append(item)
+    return [
+        Group(label if len(members) > 1 else members[0].path, detail, len(members))
+        for (label, detail), members in found.items()
+    ]
+
+
+def summary_lines(report: FidelityReport, *, verbose: bool = False, width: int = 110) -> list[str]:
+    counts = report.counts
+    lines = [f"fidelity {report.source_format} -> {report.target_format}: {len(report.items)} fields"]
+    lines += [f"  {fate:<13} {counts[fate]:>6}" for fate in FATES]
+    for fate in (*DETAIL_ORDER, "kept") if verbose else DETAIL_ORDER:
+        items = report.by_fate(fate)
+        if not items:
+            continue
+        lines.append(f"  {fate} ({len(items)}):")
+        if verbose:
+            rows = [(item.path, item.detail) for item in items]
+        else:
+            rows = [(g.label + (f" ({g.count})" if g.count > 1 else ""), g.detail) for g in groups(items)]
+        pad = min(max(len(label) for label, _ in rows), 48)
+        for label, detail in rows:
+            text = f"    {label:<{pad}}  {detail}".rstrip()
+            lines.append(text if len(text) <= width else text[: width - 3] + "...")
+    for warning in report.warnings:
+        lines.append(f"  warning: {warning}")
+    return lines

@@ -1,0 +1,368 @@
+"""The fidelity report: the fate of every source field in one conversion.
+
+Computed from the data (docs/fidelity.md, "How the report is computed"):
+write the target, read it back with the target's own reader, compare the two
+canonical views field by field. A field that did not come back (or came back
+different) is ``lost``, or ``approximated`` when the target's mapping table
+says so. A field that came back equal takes the fate of the table's most
+specific rule (``kept``/``translated``/``stashed``; ``approximated``/``lost``
+when the table knows the real application ignores or changes it), ``kept``
+when no rule matches. Adapter hooks (``hooks.py``) can then make a fate worse.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from ..api import detect_all, read_bytes, write
+from ..document import Document
+from ..errors import FormatError, InteropError
+from ..formats.registry import get_format
+from ..mappings import FATES, Fate, TargetRule
+from .compare import changed_fields, describe_change, short, strict_equal
+from .containers import compare_containers
+from .hooks import findings
+from .paths import Path, PathCache, pattern_segments, render
+from .rules import FATE_ORDER, RuleBook, rule_book
+from .view import MISSING, CanonicalView, leaves, view_of
+
+DEEPDIFF_PER_FIELD = 5
+"""How many changed values of one field (pattern form) DeepDiff describes per report."""
+
+SCHEMA_VERSION = "1.0"
+"""Version of the machine report (docs/fidelity-report.schema.json). Bump the
+major part when a field changes meaning or disappears, the minor part when one is added."""
+
+
+class FidelityItem(NamedTuple):
+    """One source field and its fate (a tuple: a 300-entry lorebook has thousands)."""
+
+    path: str
+    fate: Fate
+    detail: str = ""
+    rule: str | None = None
+    """The mapping-table pattern that decided the fate, if any."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "fate": self.fate, "detail": self.detail, "rule": self.rule}
+
+
+@dataclass
+class FidelityReport:
+    source_format: str
+    target_format: str
+    source_kind: str
+    target_kind: str
+    target_platform: str
+    items: list[FidelityItem]
+    source_file: str | None = None
+    output_size: int = 0
+    verified: bool = True
+    """False when the target format cannot be read back: fates come from the tables only."""
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        counts = dict.fromkeys(FATES, 0)
+        for item in self.items:
+            counts[item.fate] += 1
+        return counts
+
+    @property
+    def has_losses(self) -> bool:
+        return any(item.fate in ("approximated", "lost") for item in self.items)
+
+    def by_fate(self, fate: Fate) -> list[FidelityItem]:
+        return [item for item in self.items if item.fate == fate]
+
+    def item(self, path: str) -> FidelityItem | None:
+        return next((i for i in self.items if i.path == path), None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "source": {"file": self.source_file, "format": self.source_format, "kind": self.source_kind},
+            "target": {
+                "format": self.target_format,
+                "kind": self.target_kind,
+                "platform": self.target_platform,
+                "bytes": self.output_size,
+            },
+            "verified": self.verified,
+            "counts": self.counts,
+            "has_losses": self.has_losses,
+            "items": [item.to_json() for item in self.items],
+            "warnings": list(self.warnings),
+        }
+
+
+def fidelity_report(
+    source_doc: Document,
+    target_format: str,
+    output_bytes: bytes | None = None,
+    *,
+    output_doc: Document | None = None,
+    chats: Sequence[Any] | None = None,
+    seed: int = 0,
+) -> FidelityReport:
+    """The fate of every field of ``source_doc`` when written as ``target_format``.
+
+    ``output_bytes`` is the conversion's output; when None it is written here
+    (``ConversionError`` when the target cannot hold the document at all).
+    ``output_doc`` is those bytes already read back, to save reading them twice.
+    ``chats`` (``interop.engine.Chat``) adds behaviour items: entries whose
+    activation differs between the source and the target platform.
+    """
+    try:
+        fmt = get_format(target_format)
+    except KeyError:
+        raise FormatError(f"unknown target format {target_format!r}") from None
+    if output_bytes is None:
+        output_bytes = write(source_doc, fmt.name)
+    if output_doc is None:
+        output_doc = read_back(output_bytes, fmt.name, source_doc.source)
+    source = view_of(source_doc)
+    output = view_of(output_doc) if output_doc is not None else None
+    same_platform = get_format(source_doc.format).platform == fmt.platform
+    rules = rule_book(fmt.name, same_platform)
+    items = _field_items(source, output, rules, fmt.name)
+    items += _container_items(source, output, rules, fmt.name)
+    if output is not None:
+        _moved_asset_descriptors(items, source, output, fmt.name)
+    report = FidelityReport(
+        source_format=source_doc.format,
+        target_format=fmt.name,
+        source_kind=source_doc.kind,
+        target_kind=fmt.kind,
+        target_platform=fmt.platform,
+        items=items,
+        source_file=source_doc.source,
+        output_size=len(output_bytes),
+        verified=output is not None,
+    )
+    if not same_platform:  # hooks say how the target app differs from the source's: nothing to say for its own files
+        _apply_findings(report, findings(source_doc, fmt.name, fmt.platform, output_doc))
+    if not rules.described:
+        report.warnings.append(f"no mapping table describes {fmt.name}: fields that survive are reported as kept")
+    if output is None:
+        report.warnings.append(f"{fmt.name} cannot be read back: fates come from the mapping tables only")
+    if chats:
+        from .behaviour import behaviour_items
+
+        if output_doc is None:
+            report.warnings.append("behaviour not compared: the output cannot be read back")
+        else:
+            platform = get_format(source_doc.format).platform
+            found, notes = behaviour_items(source_doc, platform, output_doc, fmt.platform, chats, seed)
+            report.items.extend(found)
+            report.warnings.extend(notes)
+    return report
+
+
+def read_back(data: bytes, target_format: str, filename: str | None = None) -> Document | None:
+    """``data`` read with the target's reader; a write-only format is read as whatever it is detected as.
+
+    ``filename`` is what readers see (some name a book after its file): pass the
+    source's, so a round trip derives the same. None when nothing can read it
+    (the report then falls back to the tables).
+    """
+    fmt = get_format(target_format)
+    try:
+        if fmt.read is not None:
+            return read_bytes(data, format=fmt.name, filename=filename)
+        for found in detect_all(data, filename):
+            if get_format(found.format).read is not None:
+                return read_bytes(data, format=found.format, filename=filename)
+        return None
+    except InteropError as exc:
+        raise type(exc)(
+            f"reading the {fmt.name} output back failed: {exc.reason}", file=exc.file, location=exc.location
+        ) from exc
+
+
+def _field_items(
+    source: CanonicalView, output: CanonicalView | None, rules: RuleBook, target: str
+) -> list[FidelityItem]:
+    changed = changed_fields(source, output) if output is not None else None
+    paths = PathCache()
+    items: list[FidelityItem] = []
+    others = CanonicalView(
+        kind=source.kind, root=source.root, card=source.card, book=source.book, has_book_key=source.has_book_key
+    )
+    for path, value in leaves(others).items():
+        items.append(_item(path, value, rules, paths, target, changed))
+    if source.entries is not None and source.entries == [] and source.book is not None:
+        items.append(_item(("book", "entries"), [], rules, paths, target, changed))
+    if not source.entries:
+        return items
+    # A lorebook repeats the same fields in every entry: an entry's items come
+    # from a template per (shape, fields absent from the output); only fields
+    # that came back changed are looked at one by one.
+    per_entry: dict[int, dict[tuple[Any, ...], Any]] = {}
+    for path, found in (changed or {}).items():
+        if path[0] == "entry":
+            per_entry.setdefault(path[1], {})[path[2:]] = found
+    # template row: (path after "entry[i]", suffix to look up in the changes or None, (fate, detail, rule))
+    templates: dict[tuple[Any, ...], list[tuple[str, tuple[Any, ...] | None, tuple[Any, ...]]]] = {}
+    for i, entry in enumerate(source.entries):
+        ch = per_entry.get(i, {})
+        gone = frozenset(k for k, v in ch.items() if v is MISSING)
+        shape = _shape(entry)
+        key = (shape, gone)
+        template = templates.get(key)
+        if template is None:
+            template = templates[key] = []
+            for suffix in shape:
+                path = ("entry", 0, *suffix)
+                tail = paths.render(path)[len("entry[0]") :]
+                rule = rules.rule(paths.segments(path))
+                if changed is None:
+                    template.append((tail, None, _unverified(tail, rule)[1:]))
+                elif suffix in gone:
+                    template.append((tail, None, _not_back(path, tail, rule, target, None, MISSING, paths)[1:]))
+                elif rule is not None and rule.fate in ("approximated", "lost") and rule.detail:
+                    template.append((tail, None, _kept(rule)))  # same item whether or not it came back
+                else:
+                    template.append((tail, suffix, _kept(rule)))
+        prefix = f"entry[{i}]"
+        if len(gone) == len(ch):
+            items.extend([_new_item(FidelityItem, (prefix + tail, *rest)) for tail, _, rest in template])
+            continue
+        for tail, suffix, rest in template:
+            if suffix is not None and suffix in ch:
+                path = ("entry", i, *suffix)
+                items.append(_item(path, _value(entry, suffix), rules, paths, target, changed))
+            else:
+                items.append(_new_item(FidelityItem, (prefix + tail, *rest)))
+    return items
+
+
+_BACK: Any = object()
+_new_item = tuple.__new__  # builds a FidelityItem in C (a 300-entry book has ~7000 of them)
+
+
+def _value(entry: dict[str, Any], suffix: tuple[Any, ...]) -> Any:
+    node: Any = entry
+    for key in suffix:
+        node = node[key]
+    return node
+
+
+def _shape(entry: dict[str, Any]) -> tuple[Any, ...]:
+    """The key paths of an entry's fields, in order (what its items are named after)."""
+    if not entry:
+        return ((),)
+    out: list[tuple[Any, ...]] = []
+    for key, item in entry.items():
+        if type(item) is dict and item:
+            _shape_walk(item, (key,), out)
+        else:
+            out.append((key,))
+    return tuple(out)
+
+
+def _shape_walk(value: dict[str, Any], prefix: tuple[Any, ...], out: list[tuple[Any, ...]]) -> None:
+    for key, item in value.items():
+        if type(item) is dict and item:
+            _shape_walk(item, (*prefix, key), out)
+        else:
+            out.append((*prefix, key))
+
+
+def _kept(rule: TargetRule | None) -> tuple[str, str, str | None]:
+    return ("kept", "", None) if rule is None else (rule.fate, rule.detail, rule.pattern)
+
+
+def _item(
+    path: Path, value: Any, rules: RuleBook, paths: PathCache, target: str, changed: dict[Path, Any] | None
+) -> FidelityItem:
+    rule = rules.rule(paths.segments(path))
+    name = paths.render(path)
+    if changed is None:
+        return _unverified(name, rule)
+    if path in changed:
+        return _not_back(path, name, rule, target, value, changed[path], paths)
+    return FidelityItem(name, *_kept(rule))
+
+
+def _not_back(
+    path: Path, name: str, rule: TargetRule | None, target: str, value: Any, found: Any, paths: PathCache
+) -> FidelityItem:
+    if rule is not None and rule.fate in ("approximated", "lost") and rule.detail:
+        return FidelityItem(name, rule.fate, rule.detail, rule.pattern)  # the table already says why
+    if found is MISSING:
+        what = f"not in the {target} output"
+    else:
+        # DeepDiff costs ~0.3 ms a call: it words the first few changes of each
+        # field; further entries with the same field changed get the short form.
+        segments = paths.segments(path)
+        seen = paths.described[segments] = paths.described.get(segments, 0) + 1
+        how = describe_change(value, found) if seen <= DEEPDIFF_PER_FIELD else f"{short(value)} -> {short(found)}"
+        what = f"came back changed: {how}"
+    if rule is not None and rule.fate in ("approximated", "lost"):
+        return FidelityItem(name, rule.fate, what, rule.pattern)
+    if rule is not None:
+        what += f" (the {target} mapping table says {rule.fate})"
+    return FidelityItem(name, "lost", what, rule.pattern if rule else None)
+
+
+def _unverified(name: str, rule: TargetRule | None) -> FidelityItem:
+    if rule is None:
+        return FidelityItem(name, "lost", "not described by any mapping table and not verifiable")
+    return FidelityItem(name, rule.fate, rule.detail, rule.pattern)
+
+
+def _container_items(
+    source: CanonicalView, output: CanonicalView | None, rules: RuleBook, target: str
+) -> list[FidelityItem]:
+    items = []
+    for result in compare_containers(source, output, target):
+        rule = rules.rule(pattern_segments(result.path))
+        fate, detail = result.fate, result.detail
+        if rule is not None and FATE_ORDER[rule.fate] > FATE_ORDER[fate]:
+            fate, detail = rule.fate, rule.detail or detail
+        items.append(FidelityItem(render(result.path), fate, detail, rule.pattern if rule else None))
+    return items
+
+
+def _moved_asset_descriptors(
+    items: list[FidelityItem], source: CanonicalView, output: CanonicalView, target: str
+) -> None:
+    """``card.assets[i]`` whose only change is a ``uri`` that follows its file is translated, not lost.
+
+    E.g. PNG -> CHARX: ``ccdefault:`` (the picture) and ``__asset:0`` become
+    ``embeded://assets/...`` members; the descriptor changed because the file moved.
+    """
+    moved: dict[str, str] = {}
+    for result in compare_containers(source, output, target):
+        if result.now is not None and result.now[0] == "asset":
+            moved["ccdefault:" if result.path == ("image",) else str(result.path[1])] = str(result.now[1])
+    mine = (source.card or {}).get("assets")
+    theirs = (output.card or {}).get("assets")
+    if not moved or not isinstance(mine, list) or not isinstance(theirs, list):
+        return
+    index = {item.path: i for i, item in enumerate(items)}
+    for i, (a, b) in enumerate(zip(mine, theirs, strict=False)):
+        if not (isinstance(a, dict) and isinstance(b, dict)) or a.keys() != b.keys():
+            continue
+        if all(strict_equal(a[k], b[k]) for k in a if k != "uri") and moved.get(a.get("uri")) == b.get("uri"):
+            at = index.get(f"card.assets[{i}]")
+            if at is not None and items[at].fate == "lost":
+                items[at] = items[at]._replace(fate="translated", detail=f"uri now {b['uri']} (the file moved with it)")
+
+
+def _apply_findings(report: FidelityReport, found: list[Any]) -> None:
+    if not found:
+        return
+    index = {item.path: i for i, item in enumerate(report.items)}
+    for finding in found:
+        key = render(finding.path)
+        i = index.get(key)
+        if i is None:
+            report.warnings.append(f"{report.target_platform} hook reported unknown field {key}: {finding.detail}")
+            continue
+        current = report.items[i]
+        if FATE_ORDER[finding.fate] > FATE_ORDER[current.fate]:
+            report.items[i] = FidelityItem(current.path, finding.fate, finding.detail, current.rule)

@@ -1,0 +1,116 @@
+"""Round trips: source -> target -> source format, compared with the source.
+
+The forward report (source -> target) promises that a field it calls kept,
+translated or stashed can come back. A difference is *predicted* when that
+report called the field approximated or lost; ``Leg.ok`` is False when a
+source field changed or vanished although the forward report promised it
+back: the report (or the way back) is wrong, which is what ``interop
+roundtrip`` exits 1 for. The backward report (target -> source format) then
+says what the way back did with it. Fields the round trip only *added*
+(defaults a target writes) make the result not identical but are not a
+failure: the report is about the source's fields.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..api import read_bytes, write
+from ..document import Document
+from ..errors import ConversionError
+from ..formats.registry import get_format
+from .compare import Change, all_changes
+from .containers import compare_containers
+from .paths import render
+from .report import FidelityReport, fidelity_report, read_back
+from .view import view_of
+
+
+@dataclass
+class Leg:
+    target: str
+    back_format: str | None = None
+    skipped: str | None = None
+    forward: FidelityReport | None = None
+    backward: FidelityReport | None = None
+    changes: list[Change] = field(default_factory=list)
+    unpredicted: list[Change] = field(default_factory=list)
+    no_way_back: str | None = None
+    """Why the target could not be written back in the source format (then the target itself is compared)."""
+    moves: dict[str, str] = field(default_factory=dict)
+    """Container parts the target holds elsewhere: source path -> path in the target."""
+
+    @property
+    def identical(self) -> bool:
+        return self.skipped is None and not self.changes
+
+    @property
+    def ok(self) -> bool:
+        return not self.unpredicted
+
+    def predicted_paths(self) -> set[str]:
+        """Source paths the forward report called approximated or lost."""
+        if self.forward is None:
+            return set()
+        return {i.path for i in self.forward.items if i.fate in ("approximated", "lost")}
+
+    def way_back(self, path: str) -> str | None:
+        """What the backward report says about ``path`` (or where a container part went), if anything."""
+        if self.backward is None:
+            return None
+        item = self.backward.item(self.moves.get(path, path))
+        return f"{item.fate}: {item.detail}" if item is not None and item.fate in ("approximated", "lost") else None
+
+
+def roundtrip(doc: Document, target: str, *, chats: Sequence[Any] | None = None, seed: int = 0) -> Leg:
+    """``doc`` -> ``target`` -> ``doc.format``.
+
+    When the source format cannot be written (or not from this target), the
+    target read back is compared with the source instead (``Leg.no_way_back``).
+    """
+    fmt = get_format(target)
+    leg = Leg(target=fmt.name)
+    try:
+        data = write(doc, fmt.name)
+    except ConversionError as exc:
+        leg.skipped = exc.reason
+        return leg
+    target_doc = read_back(data, fmt.name, doc.source)
+    if target_doc is None:
+        leg.skipped = f"{fmt.name} output cannot be read back"
+        return leg
+    leg.moves = {
+        render(r.path): render(r.now) for r in compare_containers(view_of(doc), view_of(target_doc), fmt.name) if r.now
+    }
+    leg.forward = fidelity_report(doc, fmt.name, data, output_doc=target_doc, chats=chats, seed=seed)
+    source_fmt = get_format(doc.format)
+    back_doc = target_doc
+    if source_fmt.write is None:
+        leg.no_way_back = f"{source_fmt.name} cannot be written"
+    else:
+        try:
+            back_bytes = write(target_doc, source_fmt.name)
+        except ConversionError as exc:
+            leg.no_way_back = exc.reason
+        else:
+            leg.back_format = source_fmt.name
+            back_doc = read_bytes(back_bytes, format=source_fmt.name, filename=doc.source)
+            leg.backward = fidelity_report(target_doc, source_fmt.name, back_bytes, output_doc=back_doc)
+    leg.changes = document_changes(doc, back_doc)
+    predicted = leg.predicted_paths()
+    leg.unpredicted = [c for c in leg.changes if c.kind != "added" and render(c.path) not in predicted]
+    return leg
+
+
+def document_changes(a: Document, b: Document) -> list[Change]:
+    """Every difference between two documents: fields (by entry index) and container parts."""
+    va, vb = view_of(a), view_of(b)
+    changes = all_changes(va, vb)
+    for result in compare_containers(va, vb, b.format):
+        if result.fate == "lost":
+            changes.append(Change(result.path, "removed", note=result.detail))
+        elif result.fate != "kept":
+            changes.append(Change(result.path, "changed", note=result.detail))
+    return changes

@@ -1,0 +1,82 @@
+"""What the mapping tables say a target does with a field (``targets`` section)."""
+
+from __future__ import annotations
+
+import functools
+
+from ..mappings import TargetRule, all_mappings
+
+FATE_ORDER = {"kept": 0, "translated": 1, "stashed": 2, "approximated": 3, "lost": 4}
+
+
+@functools.cache
+def rules_for(target_format: str) -> tuple[TargetRule, ...]:
+    """Every rule any table declares for ``target_format`` (tables may share a target)."""
+    found: list[TargetRule] = []
+    for mapping in all_mappings():
+        found.extend(mapping.targets.get(target_format, ()))
+    return tuple(found)
+
+
+def described_targets() -> list[str]:
+    """Target formats that some mapping table describes, in table order."""
+    seen: dict[str, None] = {}
+    for mapping in all_mappings():
+        for target in mapping.targets:
+            seen.setdefault(target, None)
+    return list(seen)
+
+
+def matches(pattern: tuple[str, ...], segments: tuple[str, ...]) -> bool:
+    """``*`` matches one segment, ``**`` the rest (at least nothing)."""
+    if not pattern:
+        return not segments
+    head = pattern[0]
+    if head == "**":
+        return True
+    if not segments:
+        return False
+    if head == "*" or head == segments[0]:
+        return matches(pattern[1:], segments[1:])
+    return False
+
+
+@functools.cache
+def rule_book(target_format: str, same_platform: bool = False) -> RuleBook:
+    """The shared ``RuleBook`` of a target (tables are loaded once, so its lookups can be kept).
+
+    ``same_platform``: the source comes from the target's own platform, so the
+    same application reads it before and after: a field the table calls
+    ``approximated`` (the app treats it differently from the canonical meaning)
+    behaves exactly as in the source, and is kept when it comes back.
+    """
+    return SamePlatformRuleBook(target_format) if same_platform else RuleBook(target_format)
+
+
+class RuleBook:
+    """Rule lookup for one target, cached per pattern-form path (a lorebook repeats them)."""
+
+    def __init__(self, target_format: str) -> None:
+        self.target = target_format
+        self._rules = [(tuple(r.pattern.split(".")), r) for r in rules_for(target_format)]
+        self._cache: dict[tuple[str, ...], TargetRule | None] = {}
+
+    @property
+    def described(self) -> bool:
+        return bool(self._rules)
+
+    def rule(self, segments: tuple[str, ...]) -> TargetRule | None:
+        if segments in self._cache:
+            return self._cache[segments]
+        candidates = [rule for pattern, rule in self._rules if matches(pattern, segments)]
+        best = max(candidates, key=TargetRule.specificity) if candidates else None
+        self._cache[segments] = best
+        return best
+
+
+class SamePlatformRuleBook(RuleBook):
+    def rule(self, segments: tuple[str, ...]) -> TargetRule | None:
+        found = super().rule(segments)
+        if found is not None and found.fate == "approximated":
+            return TargetRule(found.pattern, "kept")
+        return found

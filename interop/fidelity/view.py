@@ -1,0 +1,161 @@
+"""A document as the fidelity report sees it: plain JSON sections plus container parts.
+
+Cards are compared as CCv3 (``to_v3``), so a V2 card written by a V2 target and
+read back compares field by field with its V3 source, and a downgrade stash
+(``extensions.interop``) is restored before comparing. Fields an upgrade filled
+with spec defaults (``Card._filled``) were not in the file and are left out.
+``spec``/``spec_version`` name the format, not the character, and are left out too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..document import Document
+from ..model import Card
+from ..model.versions import STASH, spec_of, to_v3
+from .paths import Path
+
+_MISSING: Any = object()
+_FORMAT_LABELS = ("spec", "spec_version")
+
+
+@dataclass
+class CanonicalView:
+    kind: str
+    root: dict[str, Any] = field(default_factory=dict)
+    card: dict[str, Any] | None = None
+    book: dict[str, Any] | None = None
+    entries: list[dict[str, Any]] | None = None
+    has_book_key: bool = False
+    """The card has a ``character_book`` key (possibly ``null``)."""
+    assets: dict[str, bytes] = field(default_factory=dict)
+    members: dict[str, bytes] = field(default_factory=dict)
+    image: bytes | None = None
+
+    def sections(self) -> Iterator[tuple[Path, Any]]:
+        """``(prefix, subtree)`` pairs that together hold every field."""
+        if self.root:
+            yield ("root",), self.root
+        if self.card is not None:
+            yield ("card",), self.card
+        if self.book is not None:
+            yield ("book",), self.book
+        for i, entry in enumerate(self.entries or ()):
+            yield ("entry", i), entry
+
+    def get(self, path: Path) -> Any:
+        """The value at ``path``, or ``MISSING``."""
+        head = path[0]
+        if head == "entry":
+            index = path[1]
+            if self.entries is None or not isinstance(index, int) or index >= len(self.entries):
+                return _MISSING
+            node: Any = self.entries[index]
+            rest = path[2:]
+        elif head == "book" and len(path) == 2 and path[1] == "entries":
+            return self.entries if self.entries is not None else _MISSING
+        elif head == "card" and len(path) == 2 and path[1] == "character_book":
+            return None if self.has_book_key and self.book is None else _MISSING
+        else:
+            node = {"root": self.root, "card": self.card, "book": self.book}.get(str(head))
+            if node is None:
+                return _MISSING
+            rest = path[1:]
+        for segment in rest:
+            if isinstance(segment, int):
+                if not isinstance(node, list) or segment >= len(node):
+                    return _MISSING
+            elif not isinstance(node, dict) or segment not in node:
+                return _MISSING
+            node = node[segment]
+        return node
+
+
+MISSING = _MISSING
+
+
+def view_of(doc: Document) -> CanonicalView:
+    filled: set[str] = set()
+    view = CanonicalView(kind=doc.kind, assets=dict(doc.assets), members=dict(doc.members), image=doc.image)
+    if doc.card is not None:
+        raw, filled = _v3_dump(doc.card)
+        view.root = {k: v for k, v in raw.items() if k not in ("data", *_FORMAT_LABELS)}
+        data = dict(raw.get("data") or {})
+        for name in list(data):
+            if f"data.{name}" in filled:
+                del data[name]
+        view.has_book_key = "character_book" in data
+        book = data.pop("character_book", None)
+        view.card = data
+    else:
+        book = doc.lorebook.dump() if doc.lorebook is not None else None
+    if isinstance(book, dict):
+        book = dict(book)
+        entries = book.pop("entries", _MISSING)
+        view.book = book
+        if isinstance(entries, list):
+            if any(f.startswith("entries.") for f in filled):
+                entries = [
+                    {k: v for k, v in e.items() if f"entries.{i}.{k}" not in filled} for i, e in enumerate(entries)
+                ]
+            view.entries = entries
+    return view
+
+
+def _v3_dump(card: Card) -> tuple[dict[str, Any], set[str]]:
+    """The card as CCv3 JSON and the paths an upgrade filled in.
+
+    A V2 card without a downgrade stash needs no upgrade for the view: the
+    upgrade would only add fields it marks as filled, which the view leaves
+    out anyway, so its plain dump is used (saves a validate and a dump).
+    """
+    if spec_of(card) == "v2":
+        extensions = card.data.extensions
+        if not (isinstance(extensions, dict) and STASH in extensions):
+            return card.dump(), set(card._filled)
+    upgraded = to_v3(card)
+    return upgraded.dump(), set(upgraded._filled)
+
+
+def leaves(view: CanonicalView) -> dict[Path, Any]:
+    """Every field of the view as ``path -> value``.
+
+    Dicts are walked; lists and empty dicts are single fields (a key list is one
+    field), except ``card.assets``, one field per asset descriptor. A book with
+    an empty entry list gives a ``book.entries`` field.
+    """
+    out: dict[Path, Any] = {}
+    for prefix, subtree in view.sections():
+        if prefix == ("card",):
+            for key, value in subtree.items():
+                if key == "assets" and isinstance(value, list) and value:
+                    for i, asset in enumerate(value):
+                        out[("card", "assets", i)] = asset
+                else:
+                    _walk(value, ("card", key), out)
+        else:
+            _walk_dict(subtree, prefix, out)
+    if view.card is not None and view.has_book_key and view.book is None:
+        out[("card", "character_book")] = None
+    if view.book is not None and view.entries == []:
+        out[("book", "entries")] = []
+    return out
+
+
+def _walk_dict(value: dict[str, Any], prefix: Path, out: dict[Path, Any]) -> None:
+    if not value:
+        out[prefix] = value  # an empty book or entry is still one field
+        return
+    for key, item in value.items():
+        _walk(item, (*prefix, key), out)
+
+
+def _walk(value: Any, prefix: Path, out: dict[Path, Any]) -> None:
+    if isinstance(value, dict) and value:
+        for key, item in value.items():
+            _walk(item, (*prefix, key), out)
+    else:
+        out[prefix] = value

@@ -1,0 +1,165 @@
+"""convert --report/--strict, roundtrip and diff on the command line."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from interop.cli import EXIT_CHECK_FAILED, cli
+from interop.document import Document
+from interop.formats import registry
+from interop.formats.registry import WriteContext, get_format
+
+SCHEMA = json.loads((Path(__file__).parents[2] / "docs" / "fidelity-report.schema.json").read_text())
+
+CARD: dict[str, Any] = {
+    "spec": "chara_card_v3",
+    "spec_version": "3.0",
+    "data": {
+        "name": "Ilse",
+        "description": "A captain.",
+        "tags": ["sea"],
+        "nickname": "Cap",
+        "extensions": {},
+        **dict.fromkeys(("personality", "scenario", "first_mes", "mes_example", "creator_notes", "system_prompt"), ""),
+        **dict.fromkeys(("post_history_instructions", "creator", "character_version"), ""),
+        "alternate_greetings": [],
+        "group_only_greetings": [],
+        "character_book": {
+            "name": "Harbour",
+            "entries": [
+                {"keys": ["dock"], "content": "The docks.", "id": 1, "enabled": True},
+                {"keys": ["tide"], "content": "Tides.", "id": 2, "enabled": False},
+                {"keys": ["ship"], "content": "Ships.", "id": 3, "enabled": True},
+            ],
+        },
+    },
+}
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def card(tmp_path: Path) -> Path:
+    path = tmp_path / "ilse.json"
+    path.write_text(json.dumps(CARD), encoding="utf-8")
+    return path
+
+
+def test_convert_prints_the_table_and_writes_a_valid_report(card: Path, tmp_path: Path) -> None:
+    out, report = tmp_path / "book.json", tmp_path / "report.json"
+    code, stdout, _ = run("convert", str(card), "--to", "lorebook_v3", "-o", str(out), "--report", str(report))
+    assert code == 0
+    assert out.exists()
+    assert "fidelity ccv3 -> lorebook_v3:" in stdout
+    assert "  lost (16):" in stdout
+    assert "card.** (16)" in stdout and "a standalone lorebook holds no character" in stdout
+    data = json.loads(report.read_text())
+    jsonschema.validate(data, SCHEMA)
+    assert data["counts"]["lost"] == 16 and data["has_losses"] is True
+    assert data["source"]["format"] == "ccv3" and data["target"]["format"] == "lorebook_v3"
+
+
+def test_strict_fails_on_losses_but_still_writes(card: Path, tmp_path: Path) -> None:
+    out = tmp_path / "book.json"
+    code, _, stderr = run("convert", str(card), "--to", "lorebook_v3", "-o", str(out), "--strict", "-q")
+    assert code == EXIT_CHECK_FAILED
+    assert out.exists()
+    assert "strict: 0 approximated and 16 lost" in stderr
+
+
+def test_strict_passes_when_everything_is_kept_or_stashed(card: Path, tmp_path: Path) -> None:
+    code, stdout, _ = run("convert", str(card), "--to", "ccv2", "-o", str(tmp_path / "v2.json"), "--strict")
+    assert code == 0
+    assert "stashed (2):" in stdout and "card.nickname" in stdout and "card.group_only_greetings" in stdout
+
+
+def test_quiet_and_details(card: Path, tmp_path: Path) -> None:
+    code, stdout, _ = run("convert", str(card), "--to", "ccv3", "-o", str(tmp_path / "a.json"), "-q")
+    assert code == 0 and len(stdout.strip().splitlines()) == 1
+    code, stdout, _ = run("convert", str(card), "--to", "ccv3", "-o", str(tmp_path / "b.json"), "--details")
+    assert "    entry[2].content" in stdout  # every field listed
+
+
+def test_report_never_overwrites_an_input(card: Path, tmp_path: Path) -> None:
+    code, _, stderr = run("convert", str(card), "--to", "ccv3", "-o", str(tmp_path / "o.json"), "--report", str(card))
+    assert code != 0
+    assert "refusing to overwrite an input file" in stderr
+    assert json.loads(card.read_text()) == CARD
+
+
+def test_roundtrip_prints_identical_and_predicted_differences(card: Path) -> None:
+    code, stdout, _ = run("roundtrip", str(card), "--via", "ccv2", "--via", "lorebook_v3")
+    assert code == 0, stdout
+    assert "via ccv2 -> ccv3: identical" in stdout
+    assert "via lorebook_v3 -> ccv3: differs, as reported" in stdout
+    assert "card.nickname: removed" in stdout
+
+
+def test_roundtrip_skips_a_lorebook_target_for_a_card_without_book(tmp_path: Path) -> None:
+    path = tmp_path / "nobook.json"
+    path.write_text(json.dumps({"spec": "chara_card_v3", "spec_version": "3.0", "data": {"name": "X"}}))
+    code, stdout, _ = run("roundtrip", str(path), "--via", "lorebook_v3")
+    assert code == 0
+    assert "via lorebook_v3: skipped (the card has no lorebook" in stdout
+
+
+def test_roundtrip_exits_1_when_a_promised_field_does_not_come_back(
+    card: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ccv3 written from a V2 document drops the tags: the forward report
+    # (ccv3 -> ccv2) promised them back, so the round trip must fail.
+    ccv3 = get_format("ccv3")
+    original = ccv3.write
+    assert original is not None
+
+    def lossy(doc: Document, ctx: WriteContext) -> bytes:
+        data = json.loads(original(doc, ctx))
+        if doc.format == "ccv2":
+            data["data"].pop("tags", None)
+        return json.dumps(data).encode()
+
+    monkeypatch.setitem(registry._FORMATS, "ccv3", dataclasses.replace(ccv3, write=lossy))
+    code, stdout, _ = run("roundtrip", str(card), "--via", "ccv2")
+    assert code == EXIT_CHECK_FAILED
+    assert "DIFFERS: 1 change(s) the report did not predict" in stdout
+    assert '! card.tags: removed (was ["sea"]) [way back lost: not in the ccv3 output' in stdout
+
+
+def test_diff_matches_entries_by_id_then_content(card: Path, tmp_path: Path) -> None:
+    other = json.loads(json.dumps(CARD))
+    entries = other["data"]["character_book"]["entries"]
+    entries[0]["content"] = "The old docks."  # same id, changed content
+    entries[1]["id"] = 20  # id changed, keys and content equal: matched by content
+    del entries[2]  # only in A
+    entries.append({"keys": ["gull"], "content": "Gulls.", "id": 4})  # only in B
+    other["data"]["name"] = "Ilse V."
+    b = tmp_path / "other.json"
+    b.write_text(json.dumps(other))
+    code, stdout, _ = run("diff", str(card), str(b))
+    assert code == EXIT_CHECK_FAILED
+    assert 'card.name: "Ilse" -> "Ilse V."' in stdout
+    assert 'entry #0 id=1 "dock" (B #0, matched by id):' in stdout
+    assert '  content: "The docks." -> "The old docks."' in stdout
+    assert 'entry #1 id=2 "tide" (B #1, matched by keys and content):' in stdout
+    assert "  id: 2 -> 20" in stdout
+    assert 'only in A: entry #2 id=3 "ship"' in stdout
+    assert 'only in B: entry #2 id=4 "gull"' in stdout
+    assert "5 difference(s)" in stdout
+
+
+def test_diff_across_formats_sees_no_difference(card: Path, tmp_path: Path) -> None:
+    v2 = tmp_path / "ilse.v2.json"
+    assert run("convert", str(card), "--to", "ccv2", "-o", str(v2), "-q")[0] == 0
+    code, stdout, _ = run("diff", str(card), str(v2))
+    assert code == 0, stdout
+    assert stdout.strip().endswith("no differences")

@@ -1,0 +1,59 @@
+"""roundtrip(): source -> target -> source, and which differences the report predicted."""
+
+from __future__ import annotations
+
+from interop.document import Document
+from interop.fidelity.roundtrip import document_changes, roundtrip
+from interop.model import Card, Lorebook
+
+FULL_V2_FIELDS = dict.fromkeys(
+    ("description", "personality", "scenario", "first_mes", "mes_example", "creator_notes", "system_prompt"), ""
+) | {"post_history_instructions": "", "creator": "", "character_version": "", "tags": [], "alternate_greetings": []}
+
+
+def card() -> Document:
+    data = {
+        "name": "Ilse",
+        **FULL_V2_FIELDS,
+        "group_only_greetings": [],
+        "nickname": "Cap",
+        "extensions": {"x": {"y": 1}},
+        "character_book": {"name": "B", "entries": [{"keys": ["a"], "content": "A", "id": 1, "use_regex": False}]},
+    }
+    return Document(
+        format="ccv3", card=Card.model_validate({"spec": "chara_card_v3", "spec_version": "3.0", "data": data})
+    )
+
+
+def test_lossless_trip_is_identical() -> None:
+    leg = roundtrip(card(), "ccv2")
+    assert leg.back_format == "ccv3" and leg.identical and leg.ok
+    assert leg.forward is not None and not leg.forward.has_losses
+    assert leg.backward is not None
+
+
+def test_lossy_trip_differs_as_predicted() -> None:
+    leg = roundtrip(card(), "lorebook_v3")
+    assert not leg.identical and leg.ok
+    removed = {c.path for c in leg.changes if c.kind == "removed"}
+    assert ("card", "nickname") in removed and ("card", "extensions", "x", "y") in removed
+    assert {"card.nickname", "card.extensions.x.y"} <= leg.predicted_paths()
+    assert leg.unpredicted == []
+
+
+def test_a_card_without_book_is_skipped_for_lorebook_targets() -> None:
+    doc = Document(format="ccv3", card=Card.model_validate({"spec": "chara_card_v3", "data": {"name": "X"}}))
+    leg = roundtrip(doc, "character_book")
+    assert leg.skipped is not None and "no lorebook" in leg.skipped
+    assert leg.forward is None and not leg.identical and leg.ok
+
+
+def test_additions_are_changes_but_not_failures() -> None:
+    # A sparse standalone book written as a card comes back with what the card
+    # writer had to fill in; no source field changed.
+    book = Document(format="lorebook_v3", lorebook=Lorebook.model_validate({"entries": [{"keys": ["a"]}]}))
+    changes = document_changes(book, book)
+    assert changes == []
+    leg = roundtrip(book, "ccv1")
+    assert leg.ok
+    assert all(c.kind == "added" for c in leg.changes)
