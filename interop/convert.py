@@ -13,7 +13,6 @@ from pathlib import PurePath
 from .document import Document
 from .errors import ConversionError
 from .model import V3_SPEC, Card, CardData, Lorebook
-from .model.versions import spec_of, to_v3
 
 
 def as_card(doc: Document) -> Card:
@@ -47,11 +46,7 @@ def as_card(doc: Document) -> Card:
 
 def as_lorebook(doc: Document) -> Lorebook:
     """The document's lorebook (standalone, or the card's ``character_book``)."""
-    if doc.lorebook is not None:
-        return doc.lorebook
     book = doc.book
-    if book is None and doc.card is not None and spec_of(doc.card) == "v1":
-        book = to_v3(doc.card).data.character_book  # a V1 file keeps its book in the interop stash
     if book is None:
         raise ConversionError("the card has no lorebook (character_book) to write", file=doc.source)
     return book

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .model import Card, Lorebook
+from .model.versions import spec_of, to_v3
 
 Kind = Literal["card", "lorebook"]
 
@@ -44,9 +45,13 @@ class Document:
         """The lorebook: the standalone one, or the card's ``character_book``."""
         if self.lorebook is not None:
             return self.lorebook
-        if self.card is not None:
-            return self.card.data.character_book
-        return None
+        if self.card is None:
+            return None
+        book = self.card.data.character_book
+        if book is None and spec_of(self.card) == "v1" and isinstance(self.card.get_extra("extensions"), dict):
+            # A V1 file written by interop keeps the higher-version card (and its book) in its stash.
+            book = to_v3(self.card).data.character_book
+        return book
 
     @property
     def title(self) -> str | None:

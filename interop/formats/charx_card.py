@@ -10,7 +10,9 @@ same members, byte for byte, under the same names.
 
 Writing a card from another format places assets where the CCv3 spec says
 (``assets/{type}/{images|audio|...}/<name>.<ext>``), rewrites their URIs to
-``embeded://<path>`` and embeds a PNG card's picture as the main icon.
+``embeded://<path>`` and embeds a PNG card's picture as the main icon. Every URI
+it moves is recorded in ``x_interop/asset_origins.json`` (``asset_origin``), and
+an asset another writer moved (Risu's layout) goes back to its recorded path.
 Anything that cannot be carried is listed in ``doc.warnings``.
 """
 
@@ -38,6 +40,7 @@ from ..errors import InteropError
 from ..jsonio import dump_json, load_json
 from ..model import V3_SPEC
 from ..model.versions import check_spec_version, to_v3
+from .asset_origin import ORIGINS_MEMBER, load_origins, move, origin, origins_bytes
 from .card_json import card_from_json
 from .png_card import is_stale_keyword
 from .registry import Format, Probe, ReadContext, WriteContext, register
@@ -165,19 +168,22 @@ def _write(doc: Document, ctx: WriteContext) -> bytes:
     methods: dict[str, int] = dict(source.get("compression") or {}) if source is not None else {}
     default_method = methods.get(CARD_JSON, ZIP_DEFLATED)
     layout = _Layout()
+    assets = data.get("assets")
+    origins = load_origins(doc)
     if source is not None:
-        _copy_source_members(doc, list(source.get("order") or []), methods, layout)
+        moving = _moving_back(doc, assets, origins)
+        _copy_source_members(doc, [n for n in source.get("order") or [] if n not in moving], methods, layout)
 
     # The picture first: it may fill the member a dangling main-icon URI names.
     picture = ctx.image if ctx.image is not None else doc.image
     if picture is not None:
-        _embed_main_icon(doc, raw, picture, layout, default_method, ctx_image=ctx.image is not None)
+        _embed_main_icon(doc, raw, picture, layout, default_method, origins, ctx_image=ctx.image is not None)
     assets = data.get("assets")
     placed: dict[str, str] = {}  # uri as the source spelled it -> member path
     if isinstance(assets, list):
         for index, asset in enumerate(assets):
             if isinstance(asset, dict):
-                _place_asset(doc, asset, index, layout, placed, default_method)
+                _place_asset(doc, asset, index, layout, placed, default_method, origins)
 
     for uri, content in doc.assets.items():
         path = _embedded_path(uri)
@@ -190,13 +196,14 @@ def _write(doc: Document, ctx: WriteContext) -> bytes:
         doc.warn(f"asset bytes {uri} are not referenced by data.assets; kept as member {new_path}")
 
     for name, content in doc.members.items():
-        if name in layout.members:
+        if name in layout.members or name == ORIGINS_MEMBER:
             continue
         if source is not None and name != CARD_JSON and is_safe_member_name(name):
             layout.add(name, content, methods.get(name, default_method))
         else:
             doc.warn(f"{doc.format} part {name!r} has no place in a CHARX; not carried")
 
+    _write_origins(doc, origins, layout, methods.get(ORIGINS_MEMBER, default_method))
     card_bytes = dump_json(raw, pretty=ctx.pretty)
     if source is not None and ctx.pretty and _same_json(source.get("card_json"), raw):
         card_bytes = source["card_json"]  # unchanged card: keep its original bytes (key order, spacing)
@@ -219,8 +226,42 @@ def _copy_source_members(doc: Document, order: list[str], methods: dict[str, int
         layout.add(name, content, methods.get(name, ZIP_DEFLATED))
 
 
+def _write_origins(doc: Document, origins: dict[str, str], layout: _Layout, method: int) -> None:
+    """The record of moved asset URIs (``asset_origin``), in place; dropped once nothing is left to undo."""
+    blob = origins_bytes(doc, origins)
+    if blob is None:
+        layout.members.pop(ORIGINS_MEMBER, None)
+        layout.compression.pop(ORIGINS_MEMBER, None)
+    else:
+        layout.add(ORIGINS_MEMBER, blob, layout.compression.get(ORIGINS_MEMBER, method))
+
+
+def _moving_back(doc: Document, assets: Any, origins: dict[str, str]) -> set[str]:
+    """Members of the source CHARX that another writer moved (Risu's layout): they go back to their own path."""
+    moving: set[str] = set()
+    staying: set[str] = set()
+    for asset in assets if isinstance(assets, list) else []:
+        if not isinstance(asset, dict):
+            continue
+        path = _embedded_path(asset.get("uri"))
+        if path is None:
+            continue
+        old = _embedded_path(origin(origins, asset))
+        if old is not None and old != path and is_safe_member_name(old) and _str_in(asset.get("uri"), doc.assets):
+            moving.add(path)
+        else:
+            staying.add(path)
+    return moving - staying
+
+
 def _place_asset(
-    doc: Document, asset: dict[str, Any], index: int, layout: _Layout, placed: dict[str, str], method: int
+    doc: Document,
+    asset: dict[str, Any],
+    index: int,
+    layout: _Layout,
+    placed: dict[str, str],
+    method: int,
+    origins: dict[str, str],
 ) -> None:
     uri = asset.get("uri")
     path = _embedded_path(uri)
@@ -235,14 +276,25 @@ def _place_asset(
         ext = _asset_ext(asset, content)
         kind = _kind_of(ext)
         folder = f"assets/{_safe_stem(asset.get('type'), 'other')}/{kind}"
-        new_path = layout.free_path(folder, _safe_stem(asset.get("name"), f"asset_{index}"), ext)
+        old = _embedded_path(origin(origins, asset))
+        if old is not None and is_safe_member_name(old) and old not in layout.members and old != CARD_JSON:
+            new_path = old  # moved by an earlier conversion: back to the path the card had
+        else:
+            new_path = layout.free_path(folder, _safe_stem(asset.get("name"), f"asset_{index}"), ext)
         layout.add(new_path, content, method)
         placed[uri] = new_path
-    asset["uri"] = EMBED + placed[uri]
+    move(origins, asset, EMBED + placed[uri])
 
 
 def _embed_main_icon(
-    doc: Document, raw: dict[str, Any], picture: bytes, layout: _Layout, method: int, *, ctx_image: bool
+    doc: Document,
+    raw: dict[str, Any],
+    picture: bytes,
+    layout: _Layout,
+    method: int,
+    origins: dict[str, str],
+    *,
+    ctx_image: bool,
 ) -> None:
     """The card's picture (PNG card, or ``--image``) becomes the main icon unless one with bytes exists."""
     data = raw["data"]
@@ -277,7 +329,7 @@ def _embed_main_icon(
         old_uri = replaceable[0].get("uri")
         if old_uri not in (None, "", "ccdefault:"):
             doc.warn(f"the main icon {old_uri} has no bytes; the card picture replaces it as {EMBED + path}")
-        replaceable[0]["uri"] = EMBED + path
+        move(origins, replaceable[0], EMBED + path)
         replaceable[0]["ext"] = ext
     else:
         assets.append({"type": MAIN_ICON_TYPE, "uri": EMBED + path, "name": MAIN_NAME, "ext": ext})

@@ -24,6 +24,7 @@ from ..errors import ConversionError, CorruptInputError, InteropError, InvalidCa
 from ..jsonio import dump_json, load_json
 from ..limits import Limits
 from ..model import as_str_list
+from ..model.versions import to_v3
 from .novelai import check_version, describe_book, lorebook_from_novelai, novelai_from_lorebook
 from .png_card import base_image, is_card_keyword, is_stale_keyword
 from .registry import Format, Probe, ReadContext, WriteContext, register
@@ -104,7 +105,7 @@ def _write_scenario(doc: Document, ctx: WriteContext) -> bytes:
 
 def new_scenario(doc: Document, lorebook: dict[str, Any] | None) -> dict[str, Any]:
     """A NovelAI scenario built from a card (or a standalone lorebook): see mappings/novelai.json."""
-    card = as_card(doc)
+    card = to_v3(as_card(doc))  # a V1 card keeps its fields (and its stash) at the root
     data = card.data
     memory = "\n\n".join(t for t in (data.description, data.personality, data.scenario) if isinstance(t, str) and t)
     out: dict[str, Any] = {

@@ -37,6 +37,7 @@ from ..jsonio import dump_json, load_json
 from ..limits import DEFAULT_LIMITS, Limits
 from ..model import Card
 from ..model.versions import spec_of, to_v2, to_v3
+from .asset_origin import load_origins, move, origin
 from .card_json import read_card_document
 from .registry import Format, Probe, ReadContext, WriteContext, register
 
@@ -321,13 +322,47 @@ def base_image(doc: Document, ctx: WriteContext, card: Card) -> bytes:
 
 def _write(doc: Document, ctx: WriteContext) -> bytes:
     card = as_card(doc)
+    picture = next((i for i in (ctx.image, doc.image, main_icon(card, doc.assets)) if i is not None), None)
     image = base_image(doc, ctx, card)
-    skipped = sorted(uri for uri in doc.assets if not uri.startswith(ASSET_URI))
+    card, assets, moved = _moved_back(card, doc.assets, picture, load_origins(doc))
+    skipped = sorted(uri for uri in doc.assets if not uri.startswith(ASSET_URI) and uri not in moved)
     if skipped:
         doc.warn(f"{len(skipped)} embedded asset(s) cannot be stored in a PNG card and are not written: {skipped[:3]}")
     before = (doc.native.get("png") or {}).get("notes_before_trim") if doc.card is not None else None
-    chunks = card_chunks(card, doc.assets, notes_before_trim=before)
+    chunks = card_chunks(card, assets, notes_before_trim=before)
     return splice_text_chunks(image, chunks, is_stale_keyword)
+
+
+def _moved_back(
+    card: Card, assets: dict[str, bytes], picture: bytes | None, origins: dict[str, str]
+) -> tuple[Card, dict[str, bytes], set[str]]:
+    """Assets a CHARX writer moved out of a PNG go back: ``__asset:N`` chunks, ``ccdefault:`` for the picture.
+
+    Only assets whose origin a container writer recorded (``asset_origin``) move.
+    Returns the card, the ``__asset:N`` bytes to write as chunks, and the URIs that moved.
+    """
+    raw = card.dump()
+    descriptors = (raw.get("data") or {}).get("assets")
+    out = {uri: blob for uri, blob in assets.items() if uri.startswith(ASSET_URI)}
+    moved: set[str] = set()
+    for asset in descriptors if isinstance(descriptors, list) else []:
+        if not isinstance(asset, dict):
+            continue
+        old, uri = origin(origins, asset), asset.get("uri")
+        if old is None or not isinstance(uri, str) or uri not in assets:
+            continue
+        if old == "ccdefault:" and picture is not None and assets[uri] is picture:
+            move(origins, asset, old)
+            moved.add(uri)
+        elif old.startswith(ASSET_URI) and old not in out:
+            out[old] = assets[uri]
+            move(origins, asset, old)
+            moved.add(uri)
+    if not moved:
+        return card, out, moved
+    back = Card.model_validate(raw)
+    back._filled = set(card._filled)
+    return back, out, moved
 
 
 def _describe(doc: Document) -> dict[str, Any]:

@@ -11,12 +11,16 @@ module's ``regex``/``trigger`` fill ``extensions.risuai.customScripts`` /
 ``card_book`` (card.json's own ``character_book``) and ``module`` (the module
 JSON). Only files holding ``module.risum`` are claimed (confidence 110, above
 the plain ``charx`` format's 100); ``charx`` still reads and writes them byte
-for byte.
+for byte. Writing such a file read as plain ``charx`` reads its module as Risu
+does, so ``module.risum`` and ``x_meta`` come back unchanged. Writing any other
+card embeds its picture as the main icon (``assets/icon/image/main.<ext>``) and
+records moved asset URIs (``asset_origin``) so the way back restores them.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 from typing import Any
 
 from ..containers.charx import (
@@ -33,8 +37,10 @@ from ..convert import as_card
 from ..document import Document
 from ..errors import FormatError, InteropError, InvalidCardError
 from ..jsonio import dump_json, load_json
+from ..limits import DEFAULT_LIMITS, Limits
 from ..model import Card, Lorebook
 from ..model.versions import check_spec_version, to_v3
+from .asset_origin import ORIGINS_MEMBER, load_origins, move, origins_bytes
 from .card_json import card_from_json
 from .png_card import is_stale_keyword
 from .registry import Format, Probe, ReadContext, WriteContext, get_format, register
@@ -58,6 +64,7 @@ KIND_BY_EXT: dict[str, str] = {
     **dict.fromkeys(("js", "ts", "lua"), "code"),
 }
 TYPE_FOLDERS = ("icon", "emotion", "background", "user_icon")
+_SUFFIXES = {"jpeg": ("jpg", "jpeg")}
 
 
 # --- Risu's card quirks ---------------------------------------------------------------
@@ -134,15 +141,22 @@ def _read_charx(data: bytes, ctx: ReadContext) -> Document:
         raise FormatError("the charx format cannot be read", file=ctx.filename)
     doc = reader(data, ctx)
     doc.format = "risu-charx"
+    _add_risu_view(doc, ctx.limits, ctx.filename)
+    note_card_quirks(doc)
+    return doc
+
+
+def _add_risu_view(doc: Document, limits: Limits, filename: str | None) -> None:
+    """What Risu makes of a CHARX read by the plain reader: the module's lorebook and scripts win."""
     raw_module = doc.members.get(MODULE_MEMBER)
     card = doc.card
     if raw_module is None or card is None:
-        raise InvalidCardError("CHARX holds no module.risum", file=ctx.filename, location=MODULE_MEMBER)
-    archive = read_risum(raw_module, limits=ctx.limits, filename=ctx.filename)
+        raise InvalidCardError("CHARX holds no module.risum", file=filename, location=MODULE_MEMBER)
+    archive = read_risum(raw_module, limits=limits, filename=filename)
     module = archive.module
     lorebook = module.get("lorebook")
     if lorebook is not None and not isinstance(lorebook, list):
-        raise InvalidCardError("module lorebook is not a list", file=ctx.filename, location=f"{MODULE_MEMBER}:lorebook")
+        raise InvalidCardError("module lorebook is not a list", file=filename, location=f"{MODULE_MEMBER}:lorebook")
     raw_card = card.dump()
     data = raw_card["data"]
     card_book = data.get("character_book")
@@ -175,8 +189,6 @@ def _read_charx(data: bytes, ctx: ReadContext) -> Document:
         "module_json_text": archive.json_text,
         "module_assets": archive.assets,
     }
-    note_card_quirks(doc)
-    return doc
 
 
 def _merged_book(card_book: Any, module_book: Lorebook) -> Lorebook:
@@ -271,7 +283,74 @@ def _x_meta(blob: bytes) -> bytes:
     return dump_json({"type": label})
 
 
+def _risu_view_of(doc: Document) -> Document:
+    """A CHARX read by the plain reader but holding ``module.risum`` (Risu's own file): read it as Risu does.
+
+    Its module and members are then written back as they were instead of being rebuilt. Only for an
+    unedited card: after edits the module is rebuilt from the card, as for any other source.
+    """
+    if doc.format == "risu-charx" or doc.card is None or MODULE_MEMBER not in doc.members:
+        return doc
+    source = doc.native.get("charx")
+    original = source.get("card_json") if isinstance(source, dict) else None
+    if not isinstance(original, bytes):
+        return doc
+    try:
+        if load_json(original) != doc.card.dump():
+            return doc  # the card was edited since: it, not the old module, says what to write
+    except InteropError:
+        return doc
+    view = dataclasses.replace(doc, format="risu-charx", card=doc.card.model_copy(deep=True), native=dict(doc.native))
+    try:
+        _add_risu_view(view, DEFAULT_LIMITS, doc.source)
+    except InteropError as exc:
+        doc.warn(f"{MODULE_MEMBER} could not be read ({exc.reason}); the module is rebuilt from the card")
+        return doc
+    return view
+
+
+def _main_icon_slot(
+    doc: Document, data: dict[str, Any], members: dict[str, bytes], picture: bytes, *, given: bool
+) -> tuple[dict[str, Any] | None, bool]:
+    """Where the card picture goes as Risu's main icon (the plain CHARX writer's rule, in Risu's layout).
+
+    A main icon with bytes wins; a dangling ``embeded://`` main icon (CHARX -> PNG -> CHARX) gets its
+    member back; otherwise the returned descriptor (``ccdefault:``, empty, or new: then True) receives
+    the picture.
+    """
+    assets = data.get("assets")
+    if assets is not None and not isinstance(assets, list):
+        doc.warn("data.assets is not a list; the card picture is not embedded")
+        return None, False
+    assets = assets if isinstance(assets, list) else []
+    mains = [a for a in assets if isinstance(a, dict) and a.get("type") == "icon" and a.get("name") == "main"]
+    uris = [a.get("uri") for a in mains]
+    if any(
+        isinstance(u, str) and (u in doc.assets or (u.startswith(EMBED) and u[len(EMBED) :] in members)) for u in uris
+    ):
+        if given:
+            doc.warn("the card already has a main icon; the given image is not embedded")
+        return None, False
+    plain = _plain_picture(doc, picture)
+    ext = sniff_image(plain) or "png"
+    for main, uri in zip(mains, uris, strict=True):
+        path = uri[len(EMBED) :] if isinstance(uri, str) and uri.startswith(EMBED) else None
+        if path and is_safe_member_name(path) and path.rsplit(".", 1)[-1].lower() in _SUFFIXES.get(ext, (ext,)):
+            members[path] = plain
+            return None, False
+        if uri in (None, "", "ccdefault:"):
+            return main, False
+    if mains:
+        doc.warn(f"the main icon points to {uris[0]}; the card picture is not embedded")
+        return None, False
+    slot: dict[str, Any] = {"type": "icon", "uri": "ccdefault:", "name": "main", "ext": ext}
+    assets.append(slot)
+    data["assets"] = assets
+    return slot, True
+
+
 def _write_charx(doc: Document, ctx: WriteContext) -> bytes:
+    doc = _risu_view_of(doc)
     card = to_v3(as_card(doc))
     raw = card.dump()
     data = raw.setdefault("data", {})
@@ -324,31 +403,47 @@ def _write_charx(doc: Document, ctx: WriteContext) -> bytes:
                 methods[name] = source.get("compression", {}).get(name, ZIP_STORED)
     members.setdefault(MODULE_MEMBER, module_bytes)
     members[MODULE_MEMBER] = module_bytes
+    picture = ctx.image if ctx.image is not None else doc.image
+    slot, added = (None, False)
+    if picture is not None:
+        slot, added = _main_icon_slot(doc, data, members, picture, given=ctx.image is not None)
     taken = set(members)
+    origins = load_origins(doc)
     assets = data.get("assets")
     if isinstance(assets, list):
         for index, asset in enumerate(assets):
             uri = asset.get("uri") if isinstance(asset, dict) else None
-            if not isinstance(uri, str) or (uri.startswith(EMBED) and uri[len(EMBED) :] in members):
+            if asset is slot and picture is not None:
+                blob: bytes | None = _plain_picture(doc, picture)
+            elif not isinstance(uri, str) or (uri.startswith(EMBED) and uri[len(EMBED) :] in members):
                 continue
-            blob = doc.assets.get(uri)
-            if blob is None and uri == "ccdefault:" and doc.image is not None:
-                blob = _plain_picture(doc, doc.image)
+            else:
+                blob = doc.assets.get(uri)
+                if blob is None and uri == "ccdefault:" and doc.image is not None:
+                    blob = _plain_picture(doc, doc.image)
             if blob is None:
                 continue
             path, meta = _risu_path(asset, index, blob, taken)
             members[path] = blob
             members.setdefault(meta, _x_meta(blob))
             methods.setdefault(meta, ZIP_DEFLATED)
-            asset["uri"] = EMBED + path
+            move(origins, asset, EMBED + path)  # recorded: the way back (PNG, plain CHARX) puts it where it was
+            if asset is slot and added:
+                origins.pop(EMBED + path, None)  # a main icon we added has no place to go back to
     from_charx = isinstance(doc.native.get("charx"), dict)
     for name, blob in doc.members.items():
-        if name in members or name == CARD_JSON:
+        if name in members or name in (CARD_JSON, ORIGINS_MEMBER):
             continue
         if from_charx and is_safe_member_name(name):
             members[name] = blob  # other CHARX members (x_meta, app JSON, ...) travel as they are
         else:
             doc.warn(f"{doc.format} part {name!r} has no place in a Risu CHARX; not carried")
+    origins_blob = origins_bytes(doc, origins)
+    if origins_blob is None:
+        members.pop(ORIGINS_MEMBER, None)
+    else:
+        members[ORIGINS_MEMBER] = origins_blob
+        methods.setdefault(ORIGINS_MEMBER, ZIP_DEFLATED)
     card_bytes = dump_json(raw, pretty=ctx.pretty)
     original = source.get("card_json") if isinstance(source, dict) else None
     if isinstance(original, bytes) and ctx.pretty and load_json(original) == raw:

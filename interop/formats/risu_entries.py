@@ -17,7 +17,10 @@ list unchanged. Layout in the canonical model (also in mappings/risu.json):
   number of entries before the folder and ``fields`` its other raw fields.
 * Decorators with an exact SillyTavern field become that field
   (``risu_decorators``); the original lines are recorded in
-  ``entry.extensions.risuai.decorators`` and written back unchanged.
+  ``entry.extensions.risuai.decorators`` and written back unchanged. After a
+  trip through SillyTavern, the template defaults its writers filled in are
+  dropped again (``risu_st_filler``) and the lines are recognised on the next read
+  even though the entry now carries a stash (``enabled``, ``position``, ...).
 * Writing canonical data Risu cannot hold stashes it in the entry's
   ``extentions.interop_stash``, which Risu keeps and ignores: ``entry`` (fields
   such as ``enabled``, ``priority``, ``name``, the exact key list when a key has a
@@ -42,6 +45,7 @@ from ..mappings import load as load_mapping
 from ..model import Lorebook, as_str_list
 from ..model.decorators import JS_WHITESPACE
 from . import risu_decorators as deco
+from .risu_st_filler import drop_st_filler
 
 FOLDER_PREFIX = "\uf000folder:"
 NS = "risuai"
@@ -202,10 +206,14 @@ def _apply_marker(
         if name not in ("keys", "secondary_keys"):
             data[name] = copy.deepcopy(value)
     generated = marker.get("decorators")
-    if isinstance(generated, dict) and not deco.strip_generated(
+    edited = isinstance(generated, dict) and not deco.strip_generated(
         data, generated.get("text", ""), generated.get("fields", {})
-    ):
-        record = deco.from_risu(data)  # the user edited our lines in Risu: read them as Risu decorators
+    )  # the user edited our lines in Risu: read them as Risu decorators
+    # A Risu-made entry (no Risu field filled in by us) keeps the user's decorators in content; the stash
+    # only holds what it gained elsewhere (enabled, position, ... from a trip through SillyTavern).
+    risu_made = not generated and not marker.get("filled") and not marker.get("card_fields")
+    if edited or risu_made:
+        record = deco.from_risu(data)
         if record is not None and isinstance(data.get("extensions"), dict):
             data["extensions"].setdefault(NS, {})["decorators"] = record
     for name in absent - {"extensions"}:
@@ -286,6 +294,8 @@ def entry_to_risu(entry: dict[str, Any]) -> dict[str, Any]:
     content_absent = "content" not in d
     generated = deco.Generated()
     record = ns.get("decorators")
+    if isinstance(record, dict):
+        drop_st_filler(d, record)
     if not (isinstance(record, dict) and deco.restore_text(d, record)):
         generated = deco.to_risu(d)
         if isinstance(record, dict):

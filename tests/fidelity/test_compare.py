@@ -14,7 +14,9 @@ from interop.fidelity.paths import Path
 from interop.fidelity.view import MISSING, CanonicalView, leaves
 
 # Few keys and values so that two random trees overlap a lot.
-scalar = st.sampled_from([0, 1, 2, 1.0, True, False, None, "", "x", "y", [], {}])
+# No two values that are == but of different types: inside lists DeepDiff compares with ==
+# (1 vs 1.0 vs True), at the top level it does not; strict_equal is tested on its own below.
+scalar = st.sampled_from([0, 2, True, None, "", "x", "y", [], {}])
 tree = st.recursive(
     scalar,
     lambda inner: st.one_of(

@@ -56,27 +56,10 @@ TARGETS = sorted(f.name for f in writable_formats())
 # entry: (target regex, source format regex, changed-path regex, reason). A case is
 # xfailed only when every unkept promise matches an entry; fix the adapter and
 # delete the entry (the xfail is not strict, so a fixed case just passes).
-PICTURE = r"image|asset\[.*\]|card\.assets\[\d+\]"
-RISU_DECORATORS = r"entry\[\d+\]\.(content|enabled|extensions\.(risuai\.decorators|sillytavern\.entry)\..*)"
 KNOWN_WAY_BACK_BUGS: list[tuple[str, str, str, str]] = [
-    ("risu-charx", "png|novelai-png", PICTURE, "the risu-charx writer does not embed a PNG's picture as the main icon"),
-    ("png|novelai-png", "risu-charx", PICTURE, "the risu-charx writer does not embed a PNG's picture as the main icon"),
-    ("risu-charx", "charx", PICTURE, "assets keep Risu's assets/<type>/image/ paths when written back"),
-    (
-        "charx",
-        "png|novelai-png",
-        r'card\.assets\[\d+\]|asset\["__asset:\d+"\]',
-        "the PNG writer does not turn CHARX assets back into ccdefault: / __asset:N (chara-ext-asset chunks)",
-    ),
-    ("charx", "risu-charx", r"member\[.*\]", "module.risum and x_meta are rebuilt differently via a generic CHARX"),
-    ("ccv1", "novelai-scenario", r".*", "interop.convert.as_lorebook does not restore the V1 stash of a card"),
-    ("sillytavern-world", "risu-.*|risum", RISU_DECORATORS, "Risu decorators do not come back from SillyTavern"),
-    ("sillytavern-card", "risu-.*|risum", RISU_DECORATORS, "Risu decorators do not come back from SillyTavern"),
 ]
 # Conversions that crash (a bug outside interop.fidelity): (target, exception text regex, reason).
-KNOWN_CRASHES: list[tuple[str, str, str]] = [
-    ("ccv1", r"Circular reference detected", "model.versions.to_v1 nests the card in its own root extensions"),
-]
+KNOWN_CRASHES: list[tuple[str, str, str]] = []
 
 
 def _known(leg: Leg, source_format: str) -> str | None:

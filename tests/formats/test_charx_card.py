@@ -19,6 +19,7 @@ from interop.containers.charx import read_charx, write_charx
 from interop.containers.png import scan
 from interop.document import Document
 from interop.errors import InteropError, UnknownFormatError
+from interop.formats.asset_origin import ORIGINS_MEMBER
 from interop.formats.registry import get_format
 from interop.model import Card, LorebookDocument
 from interop.model.versions import to_v3
@@ -212,7 +213,10 @@ def test_main_icon_with_bytes_is_not_replaced_by_the_picture() -> None:
     card = v3_card(assets=[{"type": "icon", "uri": "__asset:0", "name": "main", "ext": "png"}])
     doc = Document(format="png", card=card, image=small_png((9, 9, 9)), assets={"__asset:0": icon})
     out = read_charx(interop.write(doc, "charx"))
-    assert out.members == {"assets/icon/images/main.png": icon}
+    assert out.members == {
+        "assets/icon/images/main.png": icon,
+        ORIGINS_MEMBER: b'{\n  "embeded://assets/icon/images/main.png": "__asset:0"\n}',
+    }
     assert doc.warnings == []
     interop.write(doc, "charx", image=small_png((7, 7, 7)))
     assert any("given image is not embedded" in w for w in doc.warnings)
@@ -272,6 +276,7 @@ def test_assets_from_another_format_go_to_spec_folders() -> None:
     ]
     assert out.members["assets/emotion/images/Lacheln.webp"] == b"blob0"
     assert out.members["assets/emotion/images/Lacheln_1.webp"] == b"blob4"
+    assert json.loads(out.members.pop(ORIGINS_MEMBER))["embeded://assets/other/fonts/font.ttf"] == "__asset:3"
     assert len(out.members) == 6
     assert all(name.isascii() for name in out.members)
     assert any("__asset:9" in w and "no bytes" in w for w in doc.warnings)
@@ -287,7 +292,7 @@ def test_off_type_asset_fields_are_kept_verbatim() -> None:
     written = json.loads(out.card_raw)["data"]["assets"]
     assert written[0] == assets[0]
     assert written[1] == {"type": None, "uri": "embeded://assets/other/other/asset_1.bin", "name": 42, "ext": None}
-    assert len(written) == 2 and list(out.members) == ["assets/other/other/asset_1.bin"]
+    assert len(written) == 2 and list(out.members) == ["assets/other/other/asset_1.bin", ORIGINS_MEMBER]
     assert any("main icon points to ['not', 'a', 'string']" in w for w in doc.warnings)
     again = interop.read_bytes(interop.write(doc, "charx"))
     assert again.card.data.assets[0].uri == ["not", "a", "string"]
@@ -454,3 +459,47 @@ def test_character_foundry_reads_what_we_write(monkeypatch: pytest.MonkeyPatch) 
         embedded = {a["uri"][len("embeded://") :] for a in json.loads(archive.card_raw)["data"].get("assets", [])
                     if a["uri"].startswith("embeded://")}
         assert embedded <= {path for path, _ in verdict["assets"]}
+
+
+# --- round trips through Risu's CHARX layout (asset_origin, module.risum) ---------------
+
+SAMPLES = Path(__file__).resolve().parents[2] / "corpus" / "charx"
+
+
+def test_charx_through_risu_charx_gets_its_asset_paths_back() -> None:
+    source = interop.read_bytes((SAMPLES / "deflate_assets.charx").read_bytes(), format="charx")
+    risu = interop.read_bytes(interop.write(source, "risu-charx"), format="risu-charx")
+    risu_uris = [a.uri for a in risu.card.data.assets or []]
+    assert "embeded://assets/icon/image/main.png" in risu_uris  # Risu's layout on the way
+    assert ORIGINS_MEMBER in risu.members
+    back = read_charx(interop.write(risu, "charx"))
+    want = read_charx((SAMPLES / "deflate_assets.charx").read_bytes())
+    assert json.loads(back.card_raw)["data"]["assets"] == json.loads(want.card_raw)["data"]["assets"]
+    for name, blob in want.members.items():
+        assert back.members.get(name) == blob, name
+    assert ORIGINS_MEMBER not in back.members  # nothing left to undo
+
+
+def test_risu_charx_read_as_plain_charx_keeps_module_and_x_meta_on_the_way_back() -> None:
+    data = (SAMPLES / "risu_stored.charx").read_bytes()
+    original = read_charx(data)
+    plain = interop.read_bytes(interop.write(interop.read_bytes(data, format="risu-charx"), "charx"), format="charx")
+    assert plain.format == "charx" and "module.risum" in plain.members
+    back = read_charx(interop.write(plain, "risu-charx"))
+    for name in ("module.risum", *(n for n in original.members if n.startswith("x_meta/"))):
+        assert back.members[name] == original.members[name], name
+
+
+def test_origins_member_survives_charx_identity_byte_for_byte() -> None:
+    card = v3_card(assets=[{"type": "emotion", "uri": "__asset:0", "name": "smile", "ext": "png"}])
+    doc = Document(format="png", card=card, assets={"__asset:0": small_png((1, 1, 1))})
+    first = interop.write(doc, "charx")
+    assert interop.write(interop.read_bytes(first, format="charx"), "charx") == first
+
+
+def test_damaged_origins_member_is_warned_and_ignored() -> None:
+    card = {"spec": "chara_card_v3", "spec_version": "3.0", "data": {"name": "A", "assets": []}}
+    data = write_charx(json.dumps(card).encode(), {ORIGINS_MEMBER: b"[1, 2]"})
+    doc = interop.read_bytes(data, format="charx")
+    interop.write(doc, "png")
+    assert any(ORIGINS_MEMBER in w for w in doc.warnings)

@@ -465,3 +465,40 @@ def test_mutated_png_cards_only_raise_interop_errors(data: bytes) -> None:
             extract_card(data)
     except InteropError:
         pass
+
+
+# --- assets moved out to a CHARX come back as chunks (asset_origin) ---------------
+
+
+def _png_view(doc: Document) -> tuple[dict[str, Any], dict[str, bytes], list[str]]:
+    """Card, asset bytes, and the order of the asset chunk keywords of a PNG card document."""
+    assert doc.card is not None and doc.image is not None
+    keys = [c.keyword for c in text_chunks(doc.image) if c.keyword.startswith("chara-ext-asset")]
+    return doc.card.dump(), doc.assets, keys
+
+
+@pytest.mark.parametrize("via", ["charx", "risu-charx"])
+def test_png_assets_through_charx_come_back_as_chunks(via: str) -> None:
+    path = Path(__file__).resolve().parents[2] / "corpus" / "png" / "v3_assets.png"
+    source = read_bytes(path.read_bytes(), filename=path.name)
+    uris = [a.uri for a in source.card.data.assets or []] if source.card else []
+    assert "ccdefault:" in uris and "__asset:0" in uris  # what the test is about
+    middle = read_bytes(write(source, via), format=via)
+    assert not any(a.uri in ("ccdefault:", "__asset:0") for a in middle.card.data.assets or [])  # moved out
+    back = read_bytes(write(middle, "png"), format="png")
+    card, assets, keys = _png_view(back)
+    want_card, want_assets, want_keys = _png_view(source)
+    assert not DeepDiff(want_card, card)
+    assert assets == want_assets and len(keys) == len(want_keys)  # (the writer spells them chara-ext-asset_:N)
+    assert Image.open(io.BytesIO(back.image)).tobytes() == Image.open(io.BytesIO(source.image)).tobytes()
+    assert not any("cannot be stored in a PNG" in w for w in middle.warnings)
+
+
+def test_charx_assets_without_a_png_origin_stay_embeded_uris() -> None:
+    """Only a recorded move is undone: a CHARX-born asset is not invented a __asset:N home."""
+    path = Path(__file__).resolve().parents[2] / "corpus" / "charx" / "deflate_assets.charx"
+    doc = read_bytes(path.read_bytes(), filename=path.name)
+    back = read_bytes(write(doc, "png"), format="png")
+    assert back.assets == {}
+    assert [a.uri for a in back.card.data.assets or []] == [a.uri for a in doc.card.data.assets or []]
+    assert any("cannot be stored in a PNG" in w for w in doc.warnings)

@@ -469,6 +469,10 @@ def test_cards_through_risu_charx_keep_their_data(path: Path) -> None:
     back = read_bytes(write(doc, "risu-charx"), filename="x.charx")
     assert back.format == "risu-charx" and back.card is not None
     before, after = to_v3(doc.card).dump(), back.card.dump()
+    if doc.image is not None and "assets" not in before["data"]:  # the picture became the main icon
+        assert after["data"].pop("assets") == [
+            {"type": "icon", "uri": "embeded://assets/icon/image/main.png", "name": "main", "ext": "png"}
+        ]
     for card in (before, after):  # CHARX embeds asset bytes: their URIs change by design
         for asset in card["data"].get("assets") or []:
             asset.pop("uri", None)
@@ -694,3 +698,107 @@ def test_module_assets_travel_through_risu_charx() -> None:
     back = read_risum(write(read_bytes(charx, filename="x.charx"), "risum"))
     assert back.assets == module.assets
     assert back.module["assets"] == [["night_sky", "", "png"], ["lantern", "", "png"], ["bell", "", "mp3"]]
+
+
+# --- Risu -> SillyTavern -> Risu ----------------------------------------------------------
+
+THROUGH_SILLYTAVERN = [*EXPORTS, MODULE, CHARX]
+
+
+def _st_paths(record: dict[str, Any]) -> list[str]:
+    return [p for p in record["fields"] if p.startswith("extensions.sillytavern.")]
+
+
+def _at(entry: dict[str, Any], path: str) -> Any:
+    node: Any = entry
+    for part in path.split("."):
+        node = node.get(part) if isinstance(node, dict) else None
+    return node
+
+
+@pytest.mark.parametrize("via", ["sillytavern-world", "sillytavern-card"])
+@pytest.mark.parametrize("path", corpus_params(THROUGH_SILLYTAVERN, "Risu lorebook"))
+def test_risu_decorators_come_back_from_sillytavern(path: Path, via: str) -> None:
+    """Risu -> ST -> Risu gives every entry's Risu data back deep-equal (content lines, decorators, enabled)."""
+    if not HAS_SILLYTAVERN:
+        pytest.skip("interop.formats.sillytavern is not importable yet")
+    from interop.convert import as_lorebook
+
+    doc = read(path)
+    through = read_bytes(write(doc, via), format=via)
+    back = read_bytes(write(through, doc.format), format=doc.format)
+    before = [e.dump() for e in as_lorebook(doc).entries]
+    after = [e.dump() for e in as_lorebook(back).entries]
+    assert len(before) == len(after)
+    # The raw Risu content, with the user's decorator lines, is written back byte for byte.
+    raw_before = [e["content"] for e in risu_entries_from_lorebook(as_lorebook(doc)) if e.get("mode") != "folder"]
+    raw_after = [e["content"] for e in risu_entries_from_lorebook(as_lorebook(back)) if e.get("mode") != "folder"]
+    assert raw_after == raw_before
+    for old, new in zip(before, after, strict=True):
+        assert new.get("content") == old.get("content")
+        risu = old["extensions"]["risuai"]
+        assert not DeepDiff(risu, new["extensions"]["risuai"])
+        record = risu.get("decorators")
+        if record is None:
+            continue
+        if "enabled" in record["fields"]:
+            assert new.get("enabled") is False
+        for st_path in _st_paths(record):
+            assert _at(new, st_path) == _at(old, st_path), st_path
+        if "extensions.sillytavern.entry" in record["created"]:
+            # No SillyTavern template default is left behind: the extensions are the original ones.
+            assert not DeepDiff(old["extensions"], new["extensions"])
+
+
+def test_real_sillytavern_settings_are_kept_on_the_way_back() -> None:
+    """A knob set in SillyTavern is not a template default: it stays, next to the decorators."""
+    if not HAS_SILLYTAVERN:
+        pytest.skip("interop.formats.sillytavern is not importable yet")
+    world = _json(write(read(LOREBOOK), "sillytavern-world"))
+    dry_dock = next(e for e in world["entries"].values() if e["comment"] == "Dry Dock")
+    dry_dock["sticky"] = 3  # set by the user in SillyTavern
+    dry_dock["depth"] = 5  # and the depth decorator changed
+    through = read_bytes(json.dumps(world).encode(), format="sillytavern-world")
+    raw = _json(write(through, "risu-lorebook"))["data"]
+    entry = next(e for e in raw if e["comment"] == "Dry Dock")
+    assert entry["content"].startswith("@@depth 5\n@@role system\n")
+    assert entry["extentions"]["sillytavern"]["entry"]["sticky"] == 3
+    back = read_bytes(write(through, "risu-lorebook"), format="risu-lorebook")
+    canonical = next(e.dump() for e in back.lorebook.entries if e.comment == "Dry Dock")
+    assert canonical["extensions"]["sillytavern"]["entry"]["depth"] == 5
+    assert canonical["extensions"]["sillytavern"]["entry"]["sticky"] == 3
+
+
+# --- the card picture as Risu's main icon ------------------------------------------------
+
+
+def _members(data: bytes) -> dict[str, bytes]:
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+def test_png_picture_becomes_risu_main_icon() -> None:
+    from interop.containers.png import text_chunks
+
+    doc = read(PROJECT_CORPUS / "png" / "v2_chara_only.png")
+    assert doc.image is not None and not (doc.card and doc.card.data.assets)
+    out = write(doc, "risu-charx")
+    card = json.loads(_members(out)["card.json"])
+    assert card["data"]["assets"] == [
+        {"type": "icon", "uri": "embeded://assets/icon/image/main.png", "name": "main", "ext": "png"}
+    ]
+    members = _members(out)
+    icon = members["assets/icon/image/main.png"]
+    assert not {c.keyword for c in text_chunks(icon)} & {"chara", "ccv3"}  # no stale copy of the card
+    assert "x_meta/main.json" in members
+    assert "x_interop/asset_origins.json" not in members  # an added icon has nowhere to go back to
+
+
+def test_risu_charx_to_png_to_risu_charx_puts_the_icon_back() -> None:
+    source = read(PROJECT_CORPUS / "charx" / "risu_stored.charx")
+    assert source.format == "risu-charx"
+    png = read_bytes(write(source, "png"), format="png")
+    back = read_bytes(write(png, "risu-charx"), format="risu-charx")
+    icon = next(a.uri for a in source.card.data.assets or [] if a.type == "icon" and a.name == "main")
+    assert back.assets[icon] == source.assets[icon]
+    assert [a.dump() for a in back.card.data.assets or []] == [a.dump() for a in source.card.data.assets or []]
