@@ -117,3 +117,26 @@ card_v3 = st.builds(
     card_data,
     unknown_keys,
 )
+
+
+@st.composite
+def mutated_bytes(draw: st.DrawFn, seed: bytes, keep_prefix: int = 0, max_ops: int = 6) -> bytes:
+    """``seed`` with a few random flips, truncations, insertions and deletions.
+
+    ``keep_prefix`` protects a leading signature so mutations reach the parser's
+    deeper layers instead of failing detection at byte 0.
+    """
+    data = bytearray(seed)
+    for _ in range(draw(st.integers(1, max_ops))):
+        op = draw(st.sampled_from(["flip", "truncate", "insert", "delete"]))
+        low = keep_prefix if len(data) > keep_prefix else 0
+        pos = draw(st.integers(low, max(len(data) - 1, low)))
+        if op == "flip" and pos < len(data):
+            data[pos] ^= draw(st.integers(1, 255))
+        elif op == "truncate":
+            del data[pos:]
+        elif op == "insert":
+            data[pos:pos] = draw(st.binary(min_size=1, max_size=16))
+        elif data:
+            del data[pos : pos + draw(st.integers(1, 16))]
+    return bytes(data)

@@ -24,6 +24,7 @@ from interop.containers.png import (
 )
 from interop.errors import ConversionError, CorruptInputError, InteropError, LimitExceededError
 from interop.limits import Limits
+from tests.strategies import mutated_bytes
 
 
 def chunk(kind: bytes, body: bytes) -> bytes:
@@ -298,25 +299,8 @@ SAMPLE = with_chunks(
 )
 
 
-@st.composite
-def mutated(draw: st.DrawFn) -> bytes:
-    data = bytearray(SAMPLE)
-    for _ in range(draw(st.integers(1, 6))):
-        op = draw(st.sampled_from(["flip", "truncate", "insert", "delete"]))
-        pos = draw(st.integers(0, max(len(data) - 1, 0)))
-        if op == "flip" and data:
-            data[pos] ^= draw(st.integers(1, 255))
-        elif op == "truncate":
-            del data[pos:]
-        elif op == "insert":
-            data[pos:pos] = draw(st.binary(min_size=1, max_size=16))
-        elif data:
-            del data[pos : pos + draw(st.integers(1, 16))]
-    return bytes(data)
-
-
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(mutated())
+@given(mutated_bytes(SAMPLE))
 def test_mutated_bytes_only_raise_interop_errors(data: bytes) -> None:
     try:
         for text in text_chunks(data, Limits(max_text_bytes=4096)):

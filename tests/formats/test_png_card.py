@@ -27,7 +27,7 @@ from interop.jsonio import load_json
 from interop.model import Card, Lorebook
 from interop.model.versions import to_v3
 from tests.conftest import corpus_params, project_files, shared_files
-from tests.strategies import card_data, card_v3
+from tests.strategies import card_data, card_v3, mutated_bytes
 
 PROJECT_PNGS = [p for p in project_files("png") if p.suffix == ".png"]
 SHARED_PNGS = shared_files("cards-png")
@@ -438,25 +438,8 @@ def test_random_cards_survive_write_read(raw: dict[str, Any]) -> None:
 SEED = (Path(__file__).parents[2] / "corpus/png/v3_both_st_order.png").read_bytes()
 
 
-@st.composite
-def mutated_card(draw: st.DrawFn) -> bytes:
-    data = bytearray(SEED)
-    for _ in range(draw(st.integers(1, 5))):
-        op = draw(st.sampled_from(["flip", "truncate", "insert", "delete"]))
-        pos = draw(st.integers(8, len(data) - 1)) if len(data) > 8 else 0
-        if op == "flip" and data:
-            data[pos] ^= draw(st.integers(1, 255))
-        elif op == "truncate":
-            del data[pos:]
-        elif op == "insert":
-            data[pos:pos] = draw(st.binary(min_size=1, max_size=12))
-        elif data:
-            del data[pos : pos + draw(st.integers(1, 12))]
-    return bytes(data)
-
-
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(mutated_card())
+@given(mutated_bytes(SEED, keep_prefix=8, max_ops=5))
 def test_mutated_png_cards_only_raise_interop_errors(data: bytes) -> None:
     try:
         doc = read_bytes(data)

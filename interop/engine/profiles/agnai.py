@@ -20,12 +20,11 @@ from typing import Any
 import regex
 
 from ...errors import InvalidCardError
-from ...model import Lorebook
 from ..chat import Chat
 from ..result import Activation, EntryInfo, LogRecord, Reason, Result
 from ..state import ChatState
 from ..tokenizers import Tokenizer
-from .base import Profile, adapter_convert
+from .base import Profile, native_books
 
 _STRIPPED = set("\\^$+.()|[]{}_")
 _W = "[A-Za-z0-9_]"
@@ -74,14 +73,7 @@ class AgnaiProfile(Profile):
         entries: list[dict[str, Any]] = []
         ids: list[str] = []
         patterns: list[list[tuple[str, regex.Pattern[str] | None]]] = []
-        for number, book in enumerate(books):
-            name = f"book{number}"
-            if isinstance(book, tuple) and len(book) == 2:
-                name, book = str(book[0]), book[1]
-            if isinstance(book, Lorebook):
-                if isinstance(book.name, str) and book.name:
-                    name = book.name
-                book = adapter_convert(book, "agnai", "memory_book_from_lorebook", self.name)
+        for name, book in native_books(books, "agnai", "memory_book_from_lorebook", self.name):
             if not isinstance(book, dict) or not isinstance(book.get("entries"), list):
                 raise InvalidCardError("an Agnai memory book needs an 'entries' list", file=name)
             if isinstance(book.get("name"), str) and book["name"] and name.startswith("book"):

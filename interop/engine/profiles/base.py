@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ...errors import ConversionError
@@ -64,6 +64,23 @@ def adapter_convert(book: Lorebook, module: str, function: str, platform: str) -
             f"with the {platform} profile"
         )
     return convert(book)
+
+
+def native_books(books: Sequence[Any], module: str, function: str, platform: str) -> Iterator[tuple[str, Any]]:
+    """``(name, native book)`` for each input book of a profile.
+
+    An input is a native object (named ``book<N>``), a ``(name, book)`` pair, or a
+    canonical ``Lorebook`` (converted by the platform's adapter, named after the book).
+    """
+    for number, book in enumerate(books):
+        name = f"book{number}"
+        if isinstance(book, tuple) and len(book) == 2:
+            name, book = str(book[0]), book[1]
+        if isinstance(book, Lorebook):
+            if isinstance(book.name, str) and book.name:
+                name = book.name
+            book = adapter_convert(book, module, function, platform)
+        yield name, book
 
 
 def js_parse_int(value: Any) -> int | None:

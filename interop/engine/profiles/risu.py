@@ -27,14 +27,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import InvalidCardError
-from ...model import Lorebook
 from ...model.decorators import parse_decorators
 from ..chat import Chat
 from ..jsregex import DEFAULT_TIMEOUT, Untranslatable, compile_js
 from ..result import Activation, EntryInfo, LogRecord, Reason, Result
 from ..state import ChatState
 from ..tokenizers import Tokenizer
-from .base import Profile, adapter_convert, js_slice
+from .base import Profile, js_slice, native_books
 from .risu_hook import RisuEntryContext, number_or_zero
 
 _CBS_COMMENTS = re.compile(r"\{\{//(.+?)\}\}|\{\{comment:(.+?)\}\}")
@@ -87,14 +86,7 @@ class RisuProfile(Profile):
 
     def to_lists(self, books: Sequence[Any]) -> list[tuple[str, list[dict[str, Any]]]]:
         out: list[tuple[str, list[dict[str, Any]]]] = []
-        for number, book in enumerate(books):
-            name = f"book{number}"
-            if isinstance(book, tuple) and len(book) == 2:
-                name, book = str(book[0]), book[1]
-            if isinstance(book, Lorebook):
-                if isinstance(book.name, str) and book.name:
-                    name = book.name
-                book = adapter_convert(book, "risu", "risu_entries_from_lorebook", self.name)
+        for name, book in native_books(books, "risu", "risu_entries_from_lorebook", self.name):
             if isinstance(book, dict) and book.get("type") == "risu" and isinstance(book.get("data"), list):
                 book = book["data"]
             if not isinstance(book, list) or not all(isinstance(e, dict) for e in book):

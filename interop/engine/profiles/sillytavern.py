@@ -24,14 +24,13 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from ...errors import InvalidCardError
-from ...model import Lorebook
 from ..chat import Chat
 from ..jsregex import DEFAULT_TIMEOUT, JSRegex, Untranslatable, compile_js
 from ..keyindex import KeyIndex
 from ..result import EntryInfo, LogRecord, Reason, Result
 from ..state import ChatState
 from ..tokenizers import Tokenizer
-from .base import Profile, adapter_convert
+from .base import Profile, native_books
 
 POSITIONS = {
     0: "before_char",
@@ -335,17 +334,11 @@ class SillyTavernProfile(Profile):
 
     def to_books(self, books: Sequence[Any]) -> list[STBook]:
         out: list[STBook] = []
-        for number, book in enumerate(books):
+        for number, (name, book) in enumerate(native_books(books, "sillytavern", "world_from_lorebook", self.name)):
             if isinstance(book, STBook):
                 out.append(book)
-            elif isinstance(book, Lorebook):
-                world = adapter_convert(book, "sillytavern", "world_from_lorebook", self.name)
-                name = book.name if isinstance(book.name, str) and book.name else f"book{number}"
-                out.append(STBook(name, world))
-            elif isinstance(book, tuple) and len(book) == 2 and isinstance(book[1], dict):
-                out.append(STBook(str(book[0]), book[1]))
             elif isinstance(book, dict):
-                out.append(STBook(f"book{number}", book))
+                out.append(STBook(name, book))
             else:
                 raise InvalidCardError(f"not a SillyTavern world: {type(book).__name__}", location=f"book {number}")
         for book in out:
