@@ -8,6 +8,7 @@ with ``--debug`` for the traceback).
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -35,6 +36,11 @@ class InteropGroup(click.Group):
                 raise
             click.echo(f"interop: error: {exc}", err=True)
             ctx.exit(EXIT_INPUT)
+        except BrokenPipeError:
+            # The reader went away (``interop diff ... | head``): stop quietly, as Unix tools do.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            ctx.exit(141)
         except KeyboardInterrupt:
             click.echo("interop: interrupted", err=True)
             ctx.exit(130)
