@@ -56,8 +56,7 @@ TARGETS = sorted(f.name for f in writable_formats())
 # entry: (target regex, source format regex, changed-path regex, reason). A case is
 # xfailed only when every unkept promise matches an entry; fix the adapter and
 # delete the entry (the xfail is not strict, so a fixed case just passes).
-KNOWN_WAY_BACK_BUGS: list[tuple[str, str, str, str]] = [
-]
+KNOWN_WAY_BACK_BUGS: list[tuple[str, str, str, str]] = []
 # Conversions that crash (a bug outside interop.fidelity): (target, exception text regex, reason).
 KNOWN_CRASHES: list[tuple[str, str, str]] = []
 
