@@ -15,6 +15,7 @@ import argparse
 import functools
 import json
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -85,21 +86,20 @@ class Mapping:
 
 
 def path_matches(pattern: str, path: str) -> bool:
-    pat = pattern.split(".")
-    parts = path.split(".")
-    return _match(pat, parts)
+    return segments_match(pattern.split("."), path.split("."))
 
 
-def _match(pat: list[str], parts: list[str]) -> bool:
-    if not pat:
-        return not parts
-    head = pat[0]
+def segments_match(pattern: Sequence[str], segments: Sequence[str]) -> bool:
+    """``*`` matches one segment, ``**`` the rest (possibly nothing)."""
+    if not pattern:
+        return not segments
+    head = pattern[0]
     if head == "**":
         return True
-    if not parts:
+    if not segments:
         return False
-    if head == "*" or head == parts[0]:
-        return _match(pat[1:], parts[1:])
+    if head == "*" or head == segments[0]:
+        return segments_match(pattern[1:], segments[1:])
     return False
 
 

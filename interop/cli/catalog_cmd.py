@@ -10,26 +10,15 @@ from typing import Any, TypeVar
 import click
 
 from ..api import write
-from ..catalog.database import ENV_DB, default_url, head_revision, make_engine, open_catalog, upgrade_schema
+from ..catalog.database import default_url, head_revision, make_engine, open_catalog, upgrade_schema
 from ..catalog.pipeline import slug
 from ..catalog.queries import ItemRef, list_items, load_document, show_item, stats
 from ..catalog.search import search_entries
 from ..formats.registry import get_format
 from ..io import write_atomic
-from .common import format_choice
+from .common import db_option, format_choice
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def db_option(func: F) -> F:
-    return click.option(
-        "--db",
-        "db",
-        envvar=ENV_DB,
-        default=None,
-        metavar="URL",
-        help="Catalog database URL (default: SQLite in the user data dir).",
-    )(func)
 
 
 def json_option(func: F) -> F:

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
+from ..catalog.database import ENV_DB
+from ..document import Document
 from ..errors import InteropError
 from ..limits import DEFAULT_LIMITS, Limits
 
@@ -34,6 +37,30 @@ def iter_inputs(paths: tuple[str, ...]) -> Iterator[Path]:
                         yield Path(root) / name
         else:
             yield path
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def read_inputs(
+    paths: tuple[str, ...],
+    *,
+    fmt: str | None = None,
+    on_error: Callable[[Path, InteropError], None] | None = None,
+) -> Iterator[tuple[Path, Document]]:
+    """Read every input file (folders walked); one that cannot be read is reported
+    as one line on stderr, passed to ``on_error`` and skipped."""
+    from ..api import read
+
+    for path in iter_inputs(paths):
+        try:
+            doc = read(path, format=fmt, limits=current_limits())
+        except InteropError as exc:
+            report_error(exc, debug_enabled())
+            if on_error is not None:
+                on_error(path, exc)
+            continue
+        yield path, doc
 
 
 def report_error(exc: InteropError, debug: bool) -> None:
@@ -77,6 +104,17 @@ def debug_enabled() -> bool:
             return bool(ctx.obj["debug"])
         ctx = ctx.parent
     return False
+
+
+def db_option(func: F) -> F:
+    return click.option(
+        "--db",
+        "db",
+        envvar=ENV_DB,
+        default=None,
+        metavar="URL",
+        help="Catalog database URL (default: SQLite in the user data dir).",
+    )(func)
 
 
 def format_choice() -> click.Choice:

@@ -8,12 +8,11 @@ from typing import Any
 
 import click
 
-from ..api import read
 from ..document import Document
 from ..errors import InteropError
 from ..formats.registry import get_format
 from . import EXIT_INPUT
-from .common import current_limits, debug_enabled, iter_inputs, report_error
+from .common import read_inputs
 
 
 def summarize(doc: Document, path: Path) -> dict[str, Any]:
@@ -75,16 +74,14 @@ def _short(value: Any) -> str:
 def command(paths: tuple[str, ...], as_json: bool, fmt: str | None) -> None:
     """Show format, spec, name, creator, entry and asset counts, container parts and warnings."""
     results: list[dict[str, Any]] = []
-    failed = 0
-    for path in iter_inputs(paths):
-        try:
-            doc = read(path, format=fmt, limits=current_limits())
-        except InteropError as exc:
-            failed += 1
-            report_error(exc, debug_enabled())
-            if as_json:
-                results.append({"file": str(path), "error": exc.reason})
-            continue
+    failed: list[Path] = []
+
+    def unreadable(path: Path, exc: InteropError) -> None:
+        failed.append(path)
+        if as_json:
+            results.append({"file": str(path), "error": exc.reason})
+
+    for path, doc in read_inputs(paths, fmt=fmt, on_error=unreadable):
         info = summarize(doc, path)
         if as_json:
             results.append(info)

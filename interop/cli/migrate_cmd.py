@@ -10,12 +10,12 @@ from pathlib import Path
 
 import click
 
-from ..catalog.database import ENV_DB, open_catalog
+from ..catalog.database import open_catalog
 from ..catalog.pipeline import FileOutcome
 from ..catalog.run import RunSummary, migrate
 from ..formats.registry import get_format, writable_formats
 from . import EXIT_CHECK_FAILED, EXIT_USAGE
-from .common import NOT_CARD_SUFFIXES, iter_inputs
+from .common import NOT_CARD_SUFFIXES, db_option, iter_inputs
 
 
 def parse_targets(raw: str) -> tuple[str, ...]:
@@ -99,14 +99,7 @@ def print_summary(summary: RunSummary) -> None:
 @click.argument("sources", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("--to", "to", required=True, metavar="TARGET[,TARGET]", help="Target format(s), comma-separated.")
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Output folder.")
-@click.option(
-    "--db",
-    "db",
-    envvar=ENV_DB,
-    default=None,
-    metavar="URL",
-    help="Catalog database URL (default: SQLite in the user data dir).",
-)
+@db_option
 @click.option("--jobs", "-j", default=1, show_default=True, type=click.IntRange(1, 64), help="Worker processes.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("--compact", is_flag=True, help="Write JSON outputs without indentation.")

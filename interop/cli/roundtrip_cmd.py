@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
-from ..api import read
 from ..errors import InteropError
 from ..fidelity.paths import render
 from ..fidelity.roundtrip import Leg, roundtrip
 from ..formats.registry import writable_formats
 from . import EXIT_CHECK_FAILED, EXIT_INPUT
-from .common import current_limits, debug_enabled, format_choice, iter_inputs, report_error
+from .common import format_choice, read_inputs
 from .convert_cmd import behaviour_option, load_chats, seed_option
 
 
@@ -78,14 +79,9 @@ def command(paths: tuple[str, ...], targets: tuple[str, ...], limit: int, chats:
     """
     chosen = list(targets) or [f.name for f in writable_formats()]
     loaded = load_chats(chats) if chats else None
-    failed = unreadable = 0
-    for path in iter_inputs(paths):
-        try:
-            doc = read(path, limits=current_limits())
-        except InteropError as exc:
-            unreadable += 1
-            report_error(exc, debug_enabled())
-            continue
+    failed = 0
+    unreadable: list[Path] = []
+    for path, doc in read_inputs(paths, on_error=lambda path, _exc: unreadable.append(path)):
         click.secho(f"{path} ({doc.format})", bold=True)
         for target in chosen:
             try:

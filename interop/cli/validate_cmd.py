@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
-from ..api import read
-from ..errors import InteropError
 from ..validation import validate_document
 from . import EXIT_CHECK_FAILED, EXIT_INPUT
-from .common import current_limits, debug_enabled, iter_inputs, report_error
+from .common import read_inputs
 
 
 @click.command("validate")
@@ -21,15 +21,9 @@ def command(paths: tuple[str, ...], strict: bool) -> None:
     missing required fields and off-type values, but never on extension keys,
     string entry ids or a spec_version other than 3.0 (all allowed by the spec).
     """
-    unreadable = 0
+    unreadable: list[Path] = []
     invalid = 0
-    for path in iter_inputs(paths):
-        try:
-            doc = read(path, limits=current_limits())
-        except InteropError as exc:
-            unreadable += 1
-            report_error(exc, debug_enabled())
-            continue
+    for path, doc in read_inputs(paths, on_error=lambda path, _exc: unreadable.append(path)):
         problems = validate_document(doc)
         errors = [p for p in problems if p.severity == "error"] if strict else []
         if errors:

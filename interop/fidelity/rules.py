@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from ..mappings import TargetRule, all_mappings
+from ..mappings import TargetRule, all_mappings, segments_match
 
 FATE_ORDER = {"kept": 0, "translated": 1, "stashed": 2, "approximated": 3, "lost": 4}
 
@@ -25,20 +25,6 @@ def described_targets() -> list[str]:
         for target in mapping.targets:
             seen.setdefault(target, None)
     return list(seen)
-
-
-def matches(pattern: tuple[str, ...], segments: tuple[str, ...]) -> bool:
-    """``*`` matches one segment, ``**`` the rest (at least nothing)."""
-    if not pattern:
-        return not segments
-    head = pattern[0]
-    if head == "**":
-        return True
-    if not segments:
-        return False
-    if head == "*" or head == segments[0]:
-        return matches(pattern[1:], segments[1:])
-    return False
 
 
 @functools.cache
@@ -68,7 +54,7 @@ class RuleBook:
     def rule(self, segments: tuple[str, ...]) -> TargetRule | None:
         if segments in self._cache:
             return self._cache[segments]
-        candidates = [rule for pattern, rule in self._rules if matches(pattern, segments)]
+        candidates = [rule for pattern, rule in self._rules if segments_match(pattern, segments)]
         best = max(candidates, key=TargetRule.specificity) if candidates else None
         self._cache[segments] = best
         return best

@@ -24,33 +24,12 @@ from interop.containers.png import (
 )
 from interop.errors import ConversionError, CorruptInputError, InteropError, LimitExceededError
 from interop.limits import Limits
+from tests.png_bytes import chunk, solid_png, split, with_chunks
 from tests.strategies import mutated_bytes
 
 
-def chunk(kind: bytes, body: bytes) -> bytes:
-    """Independent chunk builder (not the module under test)."""
-    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
-
-
 def base_png(size: tuple[int, int] = (8, 6)) -> bytes:
-    out = io.BytesIO()
-    Image.new("RGB", size, (10, 200, 30)).save(out, format="PNG")
-    return out.getvalue()
-
-
-def split(png: bytes) -> list[bytes]:
-    """Raw chunks of a well-formed PNG, independent of the walker."""
-    out, pos = [], 8
-    while pos < len(png):
-        (length,) = struct.unpack_from(">I", png, pos)
-        out.append(png[pos : pos + 12 + length])
-        pos += 12 + length
-    return out
-
-
-def with_chunks(png: bytes, *extra: bytes) -> bytes:
-    parts = split(png)
-    return PNG_SIGNATURE + b"".join(parts[:-1]) + b"".join(extra) + parts[-1]
+    return solid_png(size, (10, 200, 30))
 
 
 def ztxt(keyword: bytes, text: bytes) -> bytes:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from interop.fidelity.paths import pattern_form, render
-from interop.fidelity.rules import matches
 from interop.fidelity.view import CanonicalView, leaves
+from interop.mappings import segments_match as matches
 
 
 def test_render_entry_and_nested_keys() -> None:

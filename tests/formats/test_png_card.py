@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from interop.api import detect, detect_all, read_bytes, write
-from interop.containers.png import PNG_SIGNATURE, iter_chunks, text_chunks
+from interop.containers.png import iter_chunks, text_chunks
 from interop.document import Document
 from interop.errors import CorruptInputError, FormatError, InteropError, LimitExceededError, UnknownFormatError
 from interop.formats import png_card
@@ -27,6 +27,7 @@ from interop.jsonio import load_json
 from interop.model import Card, Lorebook
 from interop.model.versions import to_v3
 from tests.conftest import corpus_params, project_files, shared_files
+from tests.png_bytes import chunk, solid_png, with_chunks
 from tests.strategies import card_data, card_v3, mutated_bytes
 
 PROJECT_PNGS = [p for p in project_files("png") if p.suffix == ".png"]
@@ -37,32 +38,16 @@ ALL_PNGS = corpus_params(PROJECT_PNGS, "project PNG") + corpus_params(SHARED_PNG
 # --- independent helpers (not the code under test) ------------------------------------
 
 
-def chunk(kind: bytes, body: bytes) -> bytes:
-    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
-
-
 def b64(obj: Any) -> bytes:
     return base64.b64encode(json.dumps(obj, ensure_ascii=False).encode("utf-8"))
 
 
 def plain_png(size: tuple[int, int] = (6, 4)) -> bytes:
-    out = io.BytesIO()
-    Image.new("RGB", size, (90, 20, 200)).save(out, format="PNG")
-    return out.getvalue()
-
-
-def split(png: bytes) -> list[bytes]:
-    out, pos = [], 8
-    while pos < len(png):
-        (length,) = struct.unpack_from(">I", png, pos)
-        out.append(png[pos : pos + 12 + length])
-        pos += 12 + length
-    return out
+    return solid_png(size, (90, 20, 200))
 
 
 def card_png(*extra: bytes, base: bytes | None = None) -> bytes:
-    parts = split(base or plain_png())
-    return PNG_SIGNATURE + b"".join(parts[:-1]) + b"".join(extra) + parts[-1]
+    return with_chunks(base or plain_png(), *extra)
 
 
 def payloads(png: bytes) -> dict[str, list[Any]]:
