@@ -203,10 +203,18 @@ def _v1_to_v2(card: Card) -> Card:
 
 
 def to_v1(card: Card) -> Card:
-    """The card as a TavernAI V1 object: the six V1 fields at the root.
+    """The card as a TavernAI V1 object: the six V1 fields at the root, each a string.
 
-    Everything else goes to root ``extensions.interop.card`` (V1 has no other
-    place), unless all of it was filled in by an upgrade.
+    A V1 object is only recognised by its root ``name``: SillyTavern's
+    ``importFromJson``/``importFromPng`` (src/endpoints/characters.js) take the
+    V1 branch on ``jsonData.name !== undefined`` and pass it to ``sanitize``,
+    which needs a string; our own detector (``card_json.card_version``) wants a
+    string ``name`` and the other V1 fields. So all six are written, ``""``
+    standing in for a field that is absent or not a string (the V1 spec makes
+    all six required strings); a field an upgrade filled in stays out, so
+    V1 -> V3 -> V1 is the identity. Everything else, and the original of a field
+    that had to be filled or replaced, goes to root ``extensions.interop.card``
+    (V1 has no other place), unless all of it was filled in by an upgrade.
     """
     if spec_of(card) == "v1":
         return card
@@ -216,11 +224,18 @@ def to_v1(card: Card) -> Card:
     out: dict[str, Any] = {
         k: copy.deepcopy(v) for k, v in raw.items() if k not in ("spec", "spec_version", "data")
     }
+    replaced = False
     for name in V1_FIELDS:
-        if name in data and f"data.{name}" not in filled:
-            out[name] = data[name]
+        value = data.get(name)
+        if f"data.{name}" in filled:
+            continue  # an upgrade filled it in: the V1 original had none
+        if isinstance(value, str):
+            out[name] = value
+        else:
+            out[name] = ""
+            replaced = True
     extra = {k: v for k, v in data.items() if k not in V1_FIELDS and f"data.{k}" not in filled}
-    if extra:
+    if extra or replaced:
         extensions = out.get("extensions")
         absent = []
         if not isinstance(extensions, dict):
