@@ -11,6 +11,7 @@ import click
 from ..document import Document
 from ..errors import InteropError
 from ..formats.registry import get_format
+from ..model.versions import as_displayed, spec_label
 from . import EXIT_INPUT
 from .common import read_inputs
 
@@ -18,9 +19,9 @@ from .common import read_inputs
 def summarize(doc: Document, path: Path) -> dict[str, Any]:
     info: dict[str, Any] = {"file": str(path), "format": doc.format, "kind": doc.kind}
     if doc.card is not None:
-        card, data = doc.card, doc.card.data
+        card, data = doc.card, as_displayed(doc.card).data
         info.update(
-            spec=card.spec,
+            spec=spec_label(card),
             spec_version=card.spec_version,
             name=data.name,
             creator=data.creator,

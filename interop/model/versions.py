@@ -275,3 +275,32 @@ def upgrade_warning(card: Card) -> None:
     message = check_spec_version(card)
     if message:
         warnings.warn(message, NewerSpecWarning, stacklevel=2)
+
+
+V1_LABEL = "v1"
+"""What listings show as the spec of a TavernAI V1 card, which has no ``spec`` field."""
+
+
+def as_displayed(card: Card) -> Card:
+    """The card as every listing shows it (names, creator, tags, book): V1 upgraded first.
+
+    A V1 card keeps its fields at the root, where ``card.data`` does not look,
+    and a V1 file written by interop keeps the whole higher-version card in its
+    stash. Everything that shows a card's name (``Document.title``/``book``,
+    ``interop inspect``, catalog records, default avatars) goes through here.
+    Other cards are returned as they are; a stash that does not validate leaves
+    the card as read.
+    """
+    if spec_of(card) != "v1" or card.spec is not None or card.data.model_fields_set:
+        return card
+    try:
+        return to_v3(card)
+    except ValueError:  # pydantic's ValidationError: a damaged stash
+        return card
+
+
+def spec_label(card: Card) -> Any:
+    """The card's ``spec`` as shown: the value it has, or ``"v1"`` for a V1 card (no ``spec`` at all)."""
+    if card.spec is None and not card.data.model_fields_set:
+        return V1_LABEL
+    return card.spec
