@@ -304,3 +304,16 @@ def spec_label(card: Card) -> Any:
     if card.spec is None and not card.data.model_fields_set:
         return V1_LABEL
     return card.spec
+
+
+def imported_card(data: dict[str, Any]) -> Card:
+    """A V3 card from an importer's ``data``: the fields V2/V3 require and ``data`` lacks are filled.
+
+    What SillyTavern's importers of non-card formats do (``convertToV2`` fills
+    every V2 field); the filled paths are remembered in ``Card._filled`` like
+    an upgrade's, so a downgrade of the same card drops them again.
+    """
+    full = {**copy.deepcopy(V2_REQUIRED_DEFAULTS), "group_only_greetings": [], **data}
+    card = Card.model_validate({"spec": V3_SPEC, "spec_version": "3.0", "data": full})
+    card._filled = {f"data.{name}" for name in full if name not in data}
+    return card
