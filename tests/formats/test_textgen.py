@@ -125,3 +125,14 @@ def test_bad_yaml_is_one_line_error_naming_file_and_place(tmp_path: Path) -> Non
     assert str(bad) in line and "line 3" in line and "Traceback" not in result.output
     with pytest.raises(InteropError):
         interop.read_bytes(b"name: x\nx: &a [1]\ny: *a\ncontext: c\n", format="textgen-yaml")
+
+
+def test_folder_walks_pick_up_yaml_characters(tmp_path: Path) -> None:
+    """text-generation-webui keeps characters as user_data/characters/*.yaml: a folder given to
+    inspect or migrate must not skip them as tooling files."""
+    folder = tmp_path / "characters"
+    folder.mkdir()
+    for path in YAML_SAMPLES:
+        (folder / path.name).write_bytes(path.read_bytes())
+    result = CliRunner().invoke(cli, ["inspect", "--json", str(folder)], catch_exceptions=False)
+    assert sorted(i["name"] for i in json.loads(result.output)) == ["Brother Aldous", "Tamsin Reed"]
