@@ -145,3 +145,17 @@ def test_zip_safety_checks_are_the_charx_ones() -> None:
 def test_read_only() -> None:
     with pytest.raises(FormatError, match="cannot be written"):
         interop.write(interop.read(HERE / "nell_harbour.byaf"), "byaf")
+
+
+@pytest.mark.parametrize(
+    "path",
+    SAMPLES + [p for p in project_files("pygmalion", "textgen") if p.suffix in (".json", ".yaml")],
+    ids=lambda p: p.name,
+)
+def test_ccv3_output_of_every_new_source_passes_strict_validation(path: Path) -> None:
+    """The fields V3 requires are filled the way SillyTavern's importers fill them (empty), and
+    lore items get the entry fields V3 requires (enabled, insertion_order, use_regex)."""
+    from interop.validation import validate_document
+
+    out = interop.read_bytes(interop.write(interop.read(path), "ccv3"))
+    assert validate_document(out) == []
