@@ -35,6 +35,8 @@ class Reason:
     DECORATOR_CONDITION = "decorator_condition"
     INJECTED = "injected_into_other"
     INJECT_TARGET_MISSING = "inject_target_missing"
+    DUPLICATE_KEY = "duplicate_key"  # SillyTavern: another entry with the same world.uid replaced it
+    PLATFORM_ERROR = "platform_error"  # the platform throws on this entry (e.g. Risu's @@position)
     NOT_REACHED = "not_reached"  # the scan stopped (overflow, max steps) before this entry could fire
     NO_COUNTERPART = "no_counterpart"  # compare_behaviour: the other side has no such entry
 

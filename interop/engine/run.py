@@ -54,6 +54,8 @@ def simulate(
 ) -> list[Result]:
     """Evaluate every turn of ``chat`` in order (``Chat.turns()``), carrying per-chat state.
 
+    Each turn sees ``chat.turn(count)``: swiped replies removed, "swipe" on swipe turns.
+
     One seeded generator serves the whole chat, so a run is reproducible.
     """
     profile = get_profile(platform)
@@ -64,7 +66,7 @@ def simulate(
     counter = as_tokenizer(tokenizer)
     results = []
     for count in turns if turns is not None else chat.turns():
-        result = profile.evaluate(prepared, chat.prefix(count), settings, state, rng, counter)
+        result = profile.evaluate(prepared, chat.turn(count), settings, state, rng, counter)
         result.turn = count
         results.append(result)
     return results
