@@ -104,7 +104,7 @@ def parse_literal(key: str) -> tuple[str, str] | None:
 def compile_js(pattern: str, flags: str = "") -> JSRegex:
     """Translate and compile a JavaScript pattern; raises Untranslatable."""
     if len(set(flags)) != len(flags) or not set(flags) <= JS_FLAGS:
-        raise Untranslatable(f"invalid regular expression flags {flags!r}")
+        raise JSSyntaxError(f"invalid regular expression flags {flags!r}")
     if "v" in flags:
         raise Untranslatable("the 'v' (unicodeSets) flag is not supported")
     translated = translate(pattern, flags)

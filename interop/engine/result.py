@@ -108,6 +108,7 @@ class Result:
     tokens_used: int = 0
     steps: int = 0
     turn: int | None = None  # number of chat messages the prompt was built on
+    error: str | None = None  # the platform itself fails on this input (e.g. Risu throws): nothing is injected
 
     @property
     def fired_ids(self) -> set[str]:
@@ -126,6 +127,7 @@ class Result:
             "activated": [a.to_dict() for a in self.activated],
             "log": [r.to_dict() for r in self.log],
             "warnings": list(self.warnings),
+            "error": self.error,
         }
 
 

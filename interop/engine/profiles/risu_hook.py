@@ -24,6 +24,10 @@ def number_or_zero(value: Any) -> float:
     return value
 
 
+class RisuThrows(Exception):
+    """RisuAI's ``loadLoreBookV3Prompt`` throws on this entry, so no lorebook prompt is built."""
+
+
 class RisuEntryContext:
     """The per-entry variables ``loadLoreBookV3Prompt`` sets while parsing decorators."""
 
@@ -112,9 +116,11 @@ class RisuEntryContext:
                 self._off(f"@@is_greeting {number}: greeting is {greeting}")
             return True
         if name == "position":
-            if first is not None and (
-                first.startswith("pt_") or first in ("after_desc", "before_desc", "personality", "scenario")
-            ):
+            if first is None:
+                # arg[0].startsWith(...) on an empty argument list: a TypeError escapes the decorator
+                # callback and loadLoreBookV3Prompt throws (RisuAI bug).
+                raise RisuThrows("@@position without an argument: 'arg[0].startsWith' throws a TypeError")
+            if first.startswith("pt_") or first in ("after_desc", "before_desc", "personality", "scenario"):
                 self.pos = first
                 return True
             return False
