@@ -51,6 +51,7 @@ _NOT_SPACE_CLASS = (
     "\\x00-\\x08\\x0e-\\x1f!-\\x9f\\xa1-\\u167f\\u1681-\\u1fff\\u200b-\\u2027\\u202a-\\u202e"
     "\\u2030-\\u205e\\u2060-\\u2fff\\u3001-\\ufefe\\uff00-\\U0010ffff"
 )
+_SURROGATE = regex.compile("[\ud800-\udfff]")
 _ASTRAL = regex.compile("[\U00010000-\U0010ffff]")
 _BRACE_QUANTIFIER = regex.compile(r"\{(\d+)(?:,(\d*))?\}")
 _SIMPLE_ESCAPES = {"n": "\\n", "r": "\\r", "t": "\\t", "v": "\\x0b", "f": "\\x0c"}
@@ -70,11 +71,17 @@ class JSRegex:
     flags: str
     compiled: regex.Pattern[str]
     sticky: bool
+    units: bool = False  # without u, and the pattern can tell code units from code points
+    # With i: the same pattern with every letter under the regex module's IGNORECASE, whose
+    # equivalents include JavaScript's (checked in the tests): no match there, no match here.
+    prefilter: regex.Pattern[str] | None = None
 
     def test(self, text: str, timeout: float = DEFAULT_TIMEOUT) -> bool:
         """``RegExp.prototype.test`` from lastIndex 0. Raises TimeoutError past ``timeout``."""
-        if "u" not in self.flags and _ASTRAL.search(text):
+        if self.units and _ASTRAL.search(text):
             text = utf16_units(text)  # without u, JavaScript matches UTF-16 code units
+        if self.prefilter is not None and self.prefilter.search(text, timeout=timeout) is None:
+            return False
         if self.sticky:
             return self.compiled.match(text, timeout=timeout) is not None
         return self.compiled.search(text, timeout=timeout) is not None
@@ -107,12 +114,18 @@ def compile_js(pattern: str, flags: str = "") -> JSRegex:
         raise JSSyntaxError(f"invalid regular expression flags {flags!r}")
     if "v" in flags:
         raise Untranslatable("the 'v' (unicodeSets) flag is not supported")
-    translated = translate(pattern, flags)
+    translator = _Translator(pattern, flags)
+    translated = translator.run()
     try:
         compiled = regex.compile(translated, regex.V0)
     except regex.error as exc:
         raise Untranslatable(f"invalid regular expression: {exc}") from None
-    return JSRegex(pattern, flags, compiled, "y" in flags)
+    prefilter = None
+    if translator.strict_letters:
+        # Letters spelled out as classes break the regex module's literal search; a looser
+        # pattern rules most texts out quickly.
+        prefilter = regex.compile(_Translator(pattern, flags, loose=True).run(), regex.V0)
+    return JSRegex(pattern, flags, compiled, "y" in flags, translator.unit_sensitive, prefilter)
 
 
 def translate(pattern: str, flags: str = "") -> str:
@@ -146,10 +159,16 @@ def count_groups(pattern: str) -> int:
 class _Translator:
     """One pattern's translation; ``fold`` spells out JavaScript's case equivalence (``i``)."""
 
-    def __init__(self, pattern: str, flags: str) -> None:
+    def __init__(self, pattern: str, flags: str, *, loose: bool = False) -> None:
+        self.loose = loose
+        self.strict_letters = False  # some letter needed a class (IGNORECASE would be too wide)
+        self.negative = 0  # open negative lookarounds: a looser letter there would narrow the match
         if "u" not in flags:
             pattern = utf16_units(pattern)  # an astral character is two units without u
         self.pattern = pattern
+        # Without u, can a match depend on whether the text's astral characters are split into
+        # UTF-16 units? Only through atoms that can match a lone surrogate (see unit()).
+        self.unit_sensitive = "u" not in flags and _SURROGATE.search(pattern) is not None
         self.unicode = "u" in flags
         self.dotall = "s" in flags
         self.multiline = "m" in flags
@@ -183,11 +202,17 @@ class _Translator:
                 stack.append("lookbehind" if text.startswith("(?<") and text[3:4] in "=!" else "group")
                 if text.startswith(("(?=", "(?!")):
                     stack[-1] = "lookahead"
+                if text in ("(?!", "(?<!"):
+                    stack[-1] += "-negative"
+                    self.negative += 1
                 last = None
             elif c == ")":
                 if not stack:
                     raise JSSyntaxError("unmatched ')'")
                 kind = stack.pop()
+                if kind.endswith("-negative"):
+                    self.negative -= 1
+                    kind = kind.removesuffix("-negative")
                 lookahead_atom = kind == "lookahead" and not self.unicode  # Annex B: (?=a)* is allowed
                 last = "atom" if kind == "group" or lookahead_atom else "assertion"
                 text, i = ")", i + 1
@@ -196,10 +221,12 @@ class _Translator:
             else:
                 text, i = self.plain(c), i + 1
                 last = "assertion" if c in "^$" else "atom"
+            if last == "quantified" and out and isinstance(out[-1], _Folded):
+                out[-1] = f"(?i:{out[-1]})"  # the quantifier applies to this character alone
             out.append(text)
         if stack:
             raise JSSyntaxError("unterminated group")
-        return "".join(out)
+        return _join(out)
 
     def quantifier(self, i: int, last: str | None) -> tuple[str, int]:
         """``* + ? {n} {n,} {n,m}`` plus an optional lazy ``?``; JavaScript rejects a quantifier
@@ -229,8 +256,13 @@ class _Translator:
                 return opener, i + len(opener)
         return "(", i + 1
 
+    def unit(self) -> None:
+        """The atom being translated can match a lone surrogate (``.``, ``\\S``, ``[^...]``, ranges)."""
+        self.unit_sensitive = not self.unicode
+
     def plain(self, c: str) -> str:
         if c == ".":
+            self.unit()
             return "(?s:.)" if self.dotall else f"[^{_LINE_TERMINATORS}]"
         if c == "$":
             return f"(?=[{_LINE_TERMINATORS}]|\\Z)" if self.multiline else "\\Z"
@@ -243,13 +275,24 @@ class _Translator:
         if c == "#" or c.isspace():
             return regex.escape(c)  # never verbose, but keep them literal in any mode
         if self.fold is not None and c in self.fold:
-            return "[" + regex.escape(self.fold[c]) + "]"
+            return self.folded(c)
         return c
+
+    def folded(self, ch: str) -> str:
+        """A case-insensitive character: under the regex module's IGNORECASE when that gives exactly
+        JavaScript's equivalents (fast literal search), else spelled out as a class."""
+        assert self.fold is not None
+        if _regex_equivalents(ch) == frozenset(self.fold[ch]) or (self.loose and not self.negative):
+            return _Folded(regex.escape(ch))
+        self.strict_letters = True
+        return "[" + regex.escape(self.fold[ch]) + "]"
 
     def literal(self, ch: str, in_class: bool) -> str:
         """One character produced by an escape, case-folded when ``i`` is on."""
+        if 0xD800 <= ord(ch) <= 0xDFFF:
+            self.unit()
         if not in_class and self.fold is not None and ch in self.fold:
-            return "[" + regex.escape(self.fold[ch]) + "]"
+            return self.folded(ch)
         return f"\\x{ord(ch):02x}" if ord(ch) < 256 else f"\\U{ord(ch):08x}"
 
     def escape(self, i: int, *, in_class: bool) -> tuple[str, int]:
@@ -300,6 +343,8 @@ class _Translator:
             "S": _NOT_SPACE_CLASS,
         }
         if c in sets:
+            if c in "DWS":
+                self.unit()
             return sets[c] if in_class else f"[{sets[c]}]"
         if in_class:
             if c == "B":
@@ -363,6 +408,7 @@ class _Translator:
         negated = j < len(pattern) and pattern[j] == "^"
         if negated:
             j += 1
+            self.unit()
         if j < len(pattern) and pattern[j] == "]":
             # JS: [] matches nothing, [^] matches any character.
             return ("(?s:.)" if negated else "(?!)"), j + 1
@@ -373,6 +419,8 @@ class _Translator:
                 text, j = self.escape(j, in_class=True)
                 parts.append(text)
                 continue
+            if ch == "-":
+                self.unit()  # a range may span the surrogates
             parts.append("\\" + ch if ch in "[&~|" else ch)  # literal in JS classes, operators here
             j += 1
         if j >= len(pattern):
@@ -393,6 +441,40 @@ class _Translator:
         hit = set(members.findall(universe))
         extra = {same for ch in hit for same in self.fold[ch]} - hit
         return regex.escape("".join(sorted(extra))) if extra else ""
+
+
+class _Folded(str):
+    """A translated character to match under IGNORECASE; runs of them share one ``(?i:...)``."""
+
+
+def _join(pieces: list[str]) -> str:
+    out: list[str] = []
+    run: list[str] = []
+    for piece in pieces:
+        if isinstance(piece, _Folded):
+            run.append(piece)
+            continue
+        if run:
+            out.append("(?i:" + "".join(run) + ")")
+            run = []
+        out.append(piece)
+    if run:
+        out.append("(?i:" + "".join(run) + ")")
+    return "".join(out)
+
+
+@functools.lru_cache(maxsize=1)
+def _cased_characters() -> str:
+    """Every character with a case mapping or folding (what IGNORECASE can relate)."""
+    everything = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
+    cased = r"[\p{Cased}\p{Changes_When_Casemapped}\p{Changes_When_Casefolded}]"
+    return "".join(regex.findall(cased, everything))
+
+
+@functools.lru_cache(maxsize=8192)
+def _regex_equivalents(ch: str) -> frozenset[str]:
+    """The characters the regex module's IGNORECASE matches for ``ch``."""
+    return frozenset(regex.compile("(?i)" + regex.escape(ch), regex.V0).findall(_cased_characters())) | {ch}
 
 
 @functools.lru_cache(maxsize=2)
