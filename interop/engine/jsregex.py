@@ -163,6 +163,8 @@ class _Translator:
         self.loose = loose
         self.strict_letters = False  # some letter needed a class (IGNORECASE would be too wide)
         self.negative = 0  # open negative lookarounds: a looser letter there would narrow the match
+        self.opened = 0  # capturing groups opened so far
+        self.open_refs: list[tuple[str, ...]] = []  # per open group: its number and name, if capturing
         if "u" not in flags:
             pattern = utf16_units(pattern)  # an astral character is two units without u
         self.pattern = pattern
@@ -205,11 +207,13 @@ class _Translator:
                 if text in ("(?!", "(?<!"):
                     stack[-1] += "-negative"
                     self.negative += 1
+                self.open_refs.append(self.capture_refs(text))
                 last = None
             elif c == ")":
                 if not stack:
                     raise JSSyntaxError("unmatched ')'")
                 kind = stack.pop()
+                self.open_refs.pop()
                 if kind.endswith("-negative"):
                     self.negative -= 1
                     kind = kind.removesuffix("-negative")
@@ -241,6 +245,13 @@ class _Translator:
         if end < len(pattern) and pattern[end] == "?":
             end += 1
         return pattern[i:end], end
+
+    def capture_refs(self, opener: str) -> tuple[str, ...]:
+        """How a back reference names the group ``opener`` starts: its number and name (capturing)."""
+        if opener != "(" and not opener.startswith("(?P<"):
+            return ()
+        self.opened += 1
+        return (str(self.opened), opener[4:-1]) if opener.startswith("(?P<") else (str(self.opened),)
 
     def group(self, i: int) -> tuple[str, int]:
         pattern = self.pattern
@@ -383,6 +394,8 @@ class _Translator:
         the group has not captured (yet); the regex module would fail, hence the conditional.
         With ``i``, JavaScript compares after Canonicalize; the regex module's scoped
         case-insensitivity is the closest (it differs only for the few characters jscase names)."""
+        if any(group in refs for refs in self.open_refs):
+            return "(?:)"  # inside the group it names: not captured yet (JS resets it per iteration)
         ref = f"\\{group}" if group.isdigit() else f"(?P={group})"
         if self.fold is not None:
             ref = f"(?i:{ref})"
