@@ -109,3 +109,21 @@ def test_javascript_rejects(pattern: str) -> None:
     unbalanced groups); ``parseRegexFromString`` then returns null and ST matches the key as text."""
     with pytest.raises(JSSyntaxError):
         compile_js(pattern, "")
+
+
+def test_prefilter_is_never_narrower_than_javascript() -> None:
+    """``JSRegex.prefilter`` runs letters under the regex module's IGNORECASE and skips the exact
+    pattern when it finds nothing; that is only sound if every JavaScript case equivalent of a
+    letter is also an IGNORECASE equivalent (both modes, every character with case)."""
+    from interop.engine.jscase import variants_table
+    from interop.engine.jsregex import _regex_equivalents
+
+    for unicode in (False, True):
+        table = variants_table(unicode)
+        assert all(set(table[ch]) <= _regex_equivalents(ch) for ch in table)
+
+
+def test_prefilter_pattern_keeps_exact_results() -> None:
+    regex = compile_js("mirakax", "i")
+    assert regex.prefilter is not None
+    assert regex.test("MIRAKAX") and not regex.test("MIRA\u212aAX") and not regex.test("zzz")
