@@ -479,7 +479,7 @@ def _join(pieces: list[str]) -> str:
 @functools.lru_cache(maxsize=1)
 def _cased_characters() -> str:
     """Every character with a case mapping or folding (what IGNORECASE can relate)."""
-    everything = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
+    everything = "".join(map(chr, range(0xD800))) + "".join(map(chr, range(0xE000, 0x110000)))
     cased = r"[\p{Cased}\p{Changes_When_Casemapped}\p{Changes_When_Casefolded}]"
     return "".join(regex.findall(cased, everything))
 

@@ -447,6 +447,7 @@ class SillyTavernProfile(Profile):
                 pool.max_scan_depth = int(min(entry.scan_depth, MAX_SCAN_DEPTH))
         pool.levels.sort()
         pool.shared_keys = len({e.state_key for e in ordered}) < len(ordered)
+        index.build()
         pool.by_seq = sorted(ordered, key=lambda e: e.seq)
         pool.no_match = [LogRecord(e.entry_id, e.title, False, Reason.NO_MATCH) for e in pool.by_seq]
         return pool
