@@ -129,7 +129,9 @@ def test_space_key_matches_every_scan_and_bom_is_trimmed() -> None:
         "1": {"uid": 1, "key": ["dragon\ufeff"], "content": "B", "position": 0},
         "2": {"uid": 2, "key": [""], "content": "C", "position": 0},  # "" is falsy: skipped
     }
-    assert fired(run(entries)) == ["w.0", "w.1"]
+    result = run(entries)
+    assert fired(result) == ["w.0", "w.1"]
+    assert "blank key" in result.record("w.0").detail  # said in --trace
     assert fired(run(entries, settings=STSettings(match_whole_words=False))) == ["w.0", "w.1"]
 
 
@@ -162,7 +164,9 @@ def test_disable_is_compared_loosely_with_true() -> None:
         str(i): {"uid": i, "key": ["dragon"], "content": f"E{i}", "position": 0, "disable": value}
         for i, value in enumerate(["false", "true", "1", 1, True, 0])
     }
-    assert fired(run(entries)) == ["w.0", "w.1", "w.5"]
+    result = run(entries)
+    assert fired(result) == ["w.0", "w.1", "w.5"]
+    assert "is not == true" in result.record("w.1").detail  # said in --trace
 
 
 def test_string_order_sorts_numerically() -> None:

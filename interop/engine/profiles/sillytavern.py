@@ -165,6 +165,17 @@ def _order(raw: dict[str, Any]) -> float:
     return int(number) if number.is_integer() else number
 
 
+def _quirks(raw: dict[str, Any], keys: list[str]) -> str:
+    """What ST does with this entry that its author probably did not mean (noted in the trace)."""
+    notes = []
+    disable = raw.get("disable")
+    if isinstance(disable, str | list) and disable and not js_loosely_true(disable):
+        notes.append(f"ST bug: disable {disable!r} is not == true, so the entry stays enabled")
+    if any(k and not js_trim(k) for k in keys):
+        notes.append("ST quirk: a blank key trims to '' and matches every scan text")
+    return "; ".join(notes)
+
+
 def _optional_bool(raw: dict[str, Any], name: str) -> bool | None:
     value = raw.get(name)
     return None if value is None else bool(value)
@@ -234,6 +245,7 @@ class STEntry:
         "prevent_recursion",
         "probability",
         "probability_exact_100",
+        "quirks",
         "raw",
         "role",
         "scan_depth",
@@ -274,6 +286,7 @@ class STEntry:
         self.position_raw = raw.get("position")
         self.position = _strict_int(self.position_raw)  # switch (===): null, "1" or 1.5 place nothing
         self.disable = js_loosely_true(raw.get("disable"))  # `entry.disable == true`
+        self.quirks = _quirks(raw, self.keys or [])
         self.ignore_budget = _flag(raw, "ignoreBudget")
         self.exclude_recursion = _flag(raw, "excludeRecursion")
         self.prevent_recursion = _flag(raw, "preventRecursion")
@@ -356,6 +369,7 @@ class STPool:
     no_match: list[LogRecord] = field(default_factory=list)
     by_seq: list[STEntry] = field(default_factory=list)  # the entries in load order
     unusual: list[STEntry] = field(default_factory=list)  # entries a check other than keys can stop
+    quirky: list[STEntry] = field(default_factory=list)  # entries with a trace note (STEntry.quirks)
     shared_keys: bool = False  # two entries share `${world}.${uid}` (e.g. no uid: "w.undefined")
 
 
@@ -447,6 +461,7 @@ class SillyTavernProfile(Profile):
                 pool.max_scan_depth = int(min(entry.scan_depth, MAX_SCAN_DEPTH))
         pool.levels.sort()
         pool.shared_keys = len({e.state_key for e in ordered}) < len(ordered)
+        pool.quirky = [e for e in ordered if e.quirks]
         index.build()
         pool.by_seq = sorted(ordered, key=lambda e: e.seq)
         pool.no_match = [LogRecord(e.entry_id, e.title, False, Reason.NO_MATCH) for e in pool.by_seq]

@@ -711,6 +711,10 @@ class STScan:
         by_index = self.pool.entries
         for index, record in self.records.items():
             log[by_index[index].seq] = record
+        for entry in self.pool.quirky:
+            record = log[entry.seq]
+            if record.fired:
+                record.detail = (record.detail + "; " if record.detail else "") + entry.quirks
         result.log = log
         result.warnings = self.warnings
         return result
