@@ -169,7 +169,7 @@ def _quirks(raw: dict[str, Any], keys: list[str]) -> str:
     """What ST does with this entry that its author probably did not mean (noted in the trace)."""
     notes = []
     disable = raw.get("disable")
-    if isinstance(disable, str | list) and disable and not js_loosely_true(disable):
+    if isinstance(disable, str) and js_trim(disable).lower() in ("true", "yes", "on") and not js_loosely_true(disable):
         notes.append(f"ST bug: disable {disable!r} is not == true, so the entry stays enabled")
     if any(k and not js_trim(k) for k in keys):
         notes.append("ST quirk: a blank key trims to '' and matches every scan text")
