@@ -310,16 +310,7 @@ class _RisuRun:
                     continue
                 ctx = RisuEntryContext(self, raw, i)
                 if raw.get("mode") == "child":
-                    ctx.activated = False
-                    for j in range(i):
-                        if entries[j].get("id") == raw.get("id"):
-                            if j not in activated:
-                                raw["comment"] = entries[j].get("comment")
-                                raw["content"] = entries[j].get("content")
-                                raw["alwaysActive"] = True
-                                ctx.activated = True
-                                ctx.child_of = self.pool.ids[j]
-                            break
+                    self._adopt_parent(entries, i, ctx, activated)
                 parsed = parse_decorators(_str(raw.get("content")))
                 try:
                     parsed.resolve(ctx.hook)
@@ -363,6 +354,22 @@ class _RisuRun:
                     matching = True
                     self.recursive_prompts.append(_Item(f"lorebook {_title(raw, i)}", content))
         return self._result(actives, step)
+
+    def _adopt_parent(
+        self, entries: list[dict[str, Any]], index: int, ctx: RisuEntryContext, activated: list[int]
+    ) -> None:
+        """``mode: child``: copy the first earlier entry with the same id, unless it is already active."""
+        raw = entries[index]
+        ctx.activated = False
+        for j in range(index):
+            if entries[j].get("id") == raw.get("id"):
+                if j not in activated:
+                    raw["comment"] = entries[j].get("comment")
+                    raw["content"] = entries[j].get("content")
+                    raw["alwaysActive"] = True
+                    ctx.activated = True
+                    ctx.child_of = self.pool.ids[j]
+                break
 
     def _failed(self, index: int, error: str, step: int) -> Result:
         """RisuAI throws while building the lorebook prompt: the generation fails, nothing is injected."""
