@@ -293,7 +293,7 @@ class _Translator:
         """A case-insensitive character: under the regex module's IGNORECASE when that gives exactly
         JavaScript's equivalents (fast literal search), else spelled out as a class."""
         assert self.fold is not None
-        if _regex_equivalents(ch) == frozenset(self.fold[ch]) or (self.loose and not self.negative):
+        if _regex_equivalents(ch, self.unicode) == frozenset(self.fold[ch]) or (self.loose and not self.negative):
             return _Folded(regex.escape(ch))
         self.strict_letters = True
         return "[" + regex.escape(self.fold[ch]) + "]"
@@ -476,18 +476,21 @@ def _join(pieces: list[str]) -> str:
     return "".join(out)
 
 
-@functools.lru_cache(maxsize=1)
-def _cased_characters() -> str:
-    """Every character with a case mapping or folding (what IGNORECASE can relate)."""
-    everything = "".join(map(chr, range(0xD800))) + "".join(map(chr, range(0xE000, 0x110000)))
+@functools.lru_cache(maxsize=2)
+def _cased_characters(unicode: bool) -> str:
+    """Every character with a case mapping or folding (what IGNORECASE can relate); without ``u``
+    only the BMP matters (no case pair crosses planes, and astral letters are two units there)."""
+    top = 0x110000 if unicode else 0x10000
+    everything = "".join(map(chr, range(0xD800))) + "".join(map(chr, range(0xE000, top)))
     cased = r"[\p{Cased}\p{Changes_When_Casemapped}\p{Changes_When_Casefolded}]"
     return "".join(regex.findall(cased, everything))
 
 
 @functools.lru_cache(maxsize=8192)
-def _regex_equivalents(ch: str) -> frozenset[str]:
+def _regex_equivalents(ch: str, unicode: bool) -> frozenset[str]:
     """The characters the regex module's IGNORECASE matches for ``ch``."""
-    return frozenset(regex.compile("(?i)" + regex.escape(ch), regex.V0).findall(_cased_characters())) | {ch}
+    pattern = regex.compile("(?i)" + regex.escape(ch), regex.V0)
+    return frozenset(pattern.findall(_cased_characters(unicode))) | {ch}
 
 
 @functools.lru_cache(maxsize=2)

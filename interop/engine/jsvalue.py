@@ -27,6 +27,8 @@ def js_trim(text: str) -> str:
 
 def js_string(value: Any) -> str:
     """``String(value)`` / a template literal, for JSON values (``undefined`` is None)."""
+    if type(value) is int:
+        return str(value)
     if value is None:
         return "undefined"
     if isinstance(value, bool):
@@ -52,6 +54,8 @@ def _number_string(number: float) -> str:
 
 def js_number(value: Any) -> float:
     """``Number(value)`` (ToNumber) for JSON values: null is 0, "" is 0, "0x1f" is 31, junk is NaN."""
+    if type(value) is int or type(value) is float:
+        return float(value)
     if value is None:
         return 0.0
     if isinstance(value, bool):
@@ -85,6 +89,8 @@ def _string_number(text: str) -> float:
 
 def js_loosely_true(value: Any) -> bool:
     """``value == true`` (IsLooselyEqual): true for true, 1, "1", " 1 ", [1]; false for "true"."""
+    if value is None or value is False:
+        return False
     if value is None:
         return False
     if isinstance(value, bool):

@@ -120,7 +120,7 @@ def test_prefilter_is_never_narrower_than_javascript() -> None:
 
     for unicode in (False, True):
         table = variants_table(unicode)
-        assert all(set(table[ch]) <= _regex_equivalents(ch) for ch in table)
+        assert all(set(table[ch]) <= _regex_equivalents(ch, unicode) for ch in table)
 
 
 def test_prefilter_pattern_keeps_exact_results() -> None:

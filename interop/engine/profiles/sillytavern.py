@@ -157,9 +157,12 @@ def _strict_int(value: Any) -> int | None:
 def _order(raw: dict[str, Any]) -> float:
     """``order`` as ST's sort (``b.order - a.order``) reads it: JavaScript ToNumber ("5" is 5, null 0).
     A missing or non-numeric order (NaN, which makes the comparator inconsistent) counts as 100."""
+    value = raw.get("order", 100)
+    if type(value) is int:
+        return value
     if "order" not in raw:
         return 100
-    number = js_number(raw["order"])
+    number = js_number(value)
     if number != number:
         return 100
     return int(number) if number.is_integer() else number
