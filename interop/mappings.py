@@ -186,24 +186,16 @@ def render_platform_doc(mapping: Mapping) -> str:
         rows = mapping.fields_at(level)  # type: ignore[arg-type]
         if not rows:
             continue
-        lines += [
-            f"## {level.capitalize()} fields",
-            "",
-            "| native | canonical | type | default | notes |",
-            "|---|---|---|---|---|",
-        ]
+        lines += [f"## {level.capitalize()} fields", "", "| native | canonical | type | default | notes |",
+                  "|---|---|---|---|---|"]
         for f in rows:
             default = _cell(f.default) if f.has_default else ""
             canonical = f"`{f.canonical}`" if f.canonical else "(not mapped)"
             lines.append(f"| `{f.native}` | {canonical} | {_cell(f.type)} | {default} | {_cell(f.notes)} |")
         lines.append("")
     for target, rules in mapping.targets.items():
-        lines += [
-            f"## Writing `{target}`: fate of canonical fields",
-            "",
-            "| canonical path | fate | detail |",
-            "|---|---|---|",
-        ]
+        lines += [f"## Writing `{target}`: fate of canonical fields", "", "| canonical path | fate | detail |",
+                  "|---|---|---|"]
         for rule in rules:
             lines.append(f"| `{rule.pattern}` | {rule.fate} | {_cell(rule.detail)} |")
         lines.append("")

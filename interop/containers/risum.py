@@ -87,15 +87,13 @@ def read_risum(data: bytes, *, limits: Limits = DEFAULT_LIMITS, filename: str | 
     """Decode a ``.risum`` file. Raises FormatError / CorruptInputError / InvalidCardError with the offset."""
     if not data or data[0] != MAGIC:
         found = f"0x{data[0]:02x}" if data else "an empty file"
-        raise FormatError(
-            f"not a RisuAI module: magic byte is {found}, expected 0x6f", file=filename, location=_offset(0)
-        )
+        raise FormatError(f"not a RisuAI module: magic byte is {found}, expected 0x6f", file=filename,
+                          location=_offset(0))
     if len(data) < 2:
         raise CorruptInputError("truncated header: no version byte", file=filename, location=_offset(1))
     if data[1] != VERSION:
-        raise FormatError(
-            f"unsupported RisuAI module version {data[1]} (only 0 is known)", file=filename, location=_offset(1)
-        )
+        raise FormatError(f"unsupported RisuAI module version {data[1]} (only 0 is known)", file=filename,
+                          location=_offset(1))
     packed, pos = _read_block(data, 2, "module JSON", filename, limits)
     if len(packed) > limits.max_text_bytes:
         raise LimitExceededError(
@@ -109,21 +107,20 @@ def read_risum(data: bytes, *, limits: Limits = DEFAULT_LIMITS, filename: str | 
         raise InvalidCardError("module JSON has no 'module' object", file=filename, location=_offset(6))
     if payload.get("type") != MODULE_TYPE:
         raise InvalidCardError(
-            f"module JSON type is {payload.get('type')!r}, expected {MODULE_TYPE!r}", file=filename, location=_offset(6)
+            f"module JSON type is {payload.get('type')!r}, expected {MODULE_TYPE!r}", file=filename,
+            location=_offset(6)
         )
     assets: list[bytes] = []
     while True:
         if pos >= len(data):
-            raise CorruptInputError(
-                "truncated module: missing the 0x00 terminator", file=filename, location=_offset(pos)
-            )
+            raise CorruptInputError("truncated module: missing the 0x00 terminator", file=filename,
+                                    location=_offset(pos))
         mark = data[pos]
         if mark == END_MARK:
             break
         if mark != ASSET_MARK:
-            raise CorruptInputError(
-                f"unknown record marker 0x{mark:02x} (expected 0x01 or 0x00)", file=filename, location=_offset(pos)
-            )
+            raise CorruptInputError(f"unknown record marker 0x{mark:02x} (expected 0x01 or 0x00)",
+                                    file=filename, location=_offset(pos))
         packed_asset, pos = _read_block(data, pos + 1, f"asset {len(assets)}", filename, limits)
         assets.append(rpack.decode(packed_asset))
     return RisumArchive(json_text=json_text, payload=payload, assets=assets, trailing=data[pos + 1 :])

@@ -32,7 +32,7 @@ def _first_error(exc: ValidationError) -> str:
 
 
 def card_version(obj: dict[str, Any]) -> str | None:
-    """ "v3"/"v2"/"v1" by content, or None if this is not a card."""
+    """"v3"/"v2"/"v1" by content, or None if this is not a card."""
     spec = obj.get("spec")
     if spec == V3_SPEC:
         return "v3"
@@ -57,7 +57,9 @@ def read_card_document(value: Any, fmt: str, ctx: ReadContext) -> Document:
     warning = check_spec_version(card)
     if warning:
         doc.warn(warning)
-    if card.spec is None and isinstance(card.get_extra("extensions"), dict) and STASH in card.get_extra("extensions"):
+    if card.spec is None and isinstance(card.get_extra("extensions"), dict) and STASH in card.get_extra(
+        "extensions"
+    ):
         doc.warn("V1 card carries an interop stash; it is restored when converting to V2/V3")
     return doc
 
@@ -96,7 +98,9 @@ def _describe(doc: Document) -> dict[str, Any]:
     data = card.data
     return {
         "alternate_greetings": len(data.alternate_greetings) if isinstance(data.alternate_greetings, list) else 0,
-        "group_only_greetings": len(data.group_only_greetings) if isinstance(data.group_only_greetings, list) else 0,
+        "group_only_greetings": len(data.group_only_greetings)
+        if isinstance(data.group_only_greetings, list)
+        else 0,
         "extensions": sorted(data.extensions) if isinstance(data.extensions, dict) else [],
     }
 

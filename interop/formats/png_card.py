@@ -105,6 +105,8 @@ def decode_payload(chunk: TextChunk, limits: Limits = DEFAULT_LIMITS) -> dict[st
     return value
 
 
+
+
 def extract_card(data: bytes, limits: Limits = DEFAULT_LIMITS, *, file: str | None = None) -> Extraction:
     """Walk the chunks once and decode only the card chunk used (``ccv3`` first, then ``chara``)."""
     found = scan(data, limits, file=file)

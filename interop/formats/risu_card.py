@@ -109,11 +109,9 @@ def note_card_quirks(doc: Document) -> None:
     if isinstance(entries, list):
         odd = sorted({k for e in entries if isinstance(e, dict) for k in ("mode", "folder") if k in e})
     else:
-        odd = (
-            sorted({k for e in data.character_book.entries for k in ("mode", "folder") if e.has(k)})
-            if (data.character_book is not None)
-            else []
-        )
+        odd = sorted({k for e in data.character_book.entries for k in ("mode", "folder") if e.has(k)}) if (
+            data.character_book is not None
+        ) else []
     if odd:
         doc.warn(f"character_book entries carry Risu's non-spec fields {', '.join(odd)}; kept")
 
@@ -517,11 +515,8 @@ def card_from_risu_character(obj: dict[str, Any], *, file: str | None = None) ->
         book = lorebook_from_risu_entries(lore, location="globalLore").dump()
         settings = rest.pop("loreSettings", None)
         if isinstance(settings, dict):
-            for native, canonical in (
-                ("scanDepth", "scan_depth"),
-                ("tokenBudget", "token_budget"),
-                ("recursiveScanning", "recursive_scanning"),
-            ):
+            for native, canonical in (("scanDepth", "scan_depth"), ("tokenBudget", "token_budget"),
+                                      ("recursiveScanning", "recursive_scanning")):
                 if native in settings:
                     book[canonical] = settings[native]
         lore_ext = rest.pop("loreExt", None)
@@ -538,7 +533,8 @@ def _read_character(data: bytes, ctx: ReadContext) -> Document:
     obj = ctx.json(data)
     if not isinstance(obj, dict):
         raise InvalidCardError("Risu character JSON is not an object", file=ctx.filename)
-    doc = Document(format="risu-character", card=card_from_risu_character(obj, file=ctx.filename), source=ctx.filename)
+    doc = Document(format="risu-character", card=card_from_risu_character(obj, file=ctx.filename),
+                   source=ctx.filename)
     note_card_quirks(doc)
     warning = check_spec_version(doc.card) if doc.card is not None else None
     if warning:

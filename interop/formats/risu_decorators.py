@@ -71,21 +71,9 @@ class Layout:
 # card entry's ``extensions`` (what Risu's own importer translates).
 LAYOUTS = (
     Layout(WHOLE_WORDS, DELAY, LOGIC, POSITION, DEPTH, ROLE, TRIGGER_PERCENT, USE_PROBABILITY),
-    Layout(
-        *(
-            f"extensions.{name}"
-            for name in (
-                "match_whole_words",
-                "delay",
-                "selectiveLogic",
-                "position",
-                "depth",
-                "role",
-                "probability",
-                "useProbability",
-            )
-        )
-    ),
+    Layout(*(f"extensions.{name}" for name in (
+        "match_whole_words", "delay", "selectiveLogic", "position", "depth", "role", "probability", "useProbability"
+    ))),
 )
 AT_DEPTH_VALUES = ("at_depth", "atDepth", 4)
 AT_DEPTH = 4  # SillyTavern position 4 (atDepth), as the SillyTavern adapter stores it

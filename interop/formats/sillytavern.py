@@ -43,16 +43,8 @@ from .sillytavern_model import (
 )
 
 NS_PREFIX = "extensions.sillytavern.entry."
-POSITION_NAMES = {
-    0: "before",
-    1: "after",
-    2: "an_top",
-    3: "an_bottom",
-    4: "at_depth",
-    5: "em_top",
-    6: "em_bottom",
-    7: "outlet",
-}
+POSITION_NAMES = {0: "before", 1: "after", 2: "an_top", 3: "an_bottom", 4: "at_depth", 5: "em_top", 6: "em_bottom",
+                  7: "outlet"}
 LOGIC_NAMES = {0: "AND_ANY", 1: "NOT_ALL", 2: "NOT_ANY", 3: "AND_ALL"}
 ROLE_NAMES = {0: "system", 1: "user", 2: "assistant"}
 # Canonical CCv3 entry fields ST's card exporter drops; stashed in card_fields on a card we write.
@@ -79,7 +71,7 @@ class WorldField:
 
     @property
     def ns_key(self) -> str | None:
-        return self.canonical[len(NS_PREFIX) :] if self.canonical.startswith(NS_PREFIX) else None
+        return self.canonical[len(NS_PREFIX):] if self.canonical.startswith(NS_PREFIX) else None
 
     def template_default(self, for_card: bool) -> Any:
         return copy.deepcopy(self.card_default if for_card and self.card_default is not None else self.default)
@@ -91,7 +83,7 @@ def _load_fields() -> tuple[WorldField, ...]:
     with (mappings_dir() / "sillytavern.json").open(encoding="utf-8") as handle:
         rows = [row for row in json.load(handle)["fields"] if row["level"] == "entry"]
     columns = {row["native"]: row for row in rows}
-    flat_of = {row["world"]: row["native"][len("extensions.") :] for row in rows if "world" in row}
+    flat_of = {row["world"]: row["native"][len("extensions."):] for row in rows if "world" in row}
     fields = []
     for row in mapping.fields_at("entry"):
         extra = columns[row.native]
@@ -253,7 +245,7 @@ def _filter_to_native(value: Any) -> Any:
         elif name == "values":
             out["names"] = item
         elif name in ("native_mode", "native_values"):
-            out[name[len("native_") :]] = item
+            out[name[len("native_"):]] = item
         else:
             out[name] = item
     return out
@@ -840,14 +832,8 @@ def describe_world(world: dict[str, Any]) -> dict[str, Any]:
         if isinstance(cf, dict) and (cf.get("names") or cf.get("tags")):
             filters += 1
     facts: dict[str, Any] = {"positions": dict(positions)}
-    for name, counter in (
-        ("selective_logic", logic),
-        ("depth_roles", roles),
-        ("groups", groups),
-        ("outlets", outlets),
-        ("timed_effects", timed),
-        ("flags", flags),
-    ):
+    for name, counter in (("selective_logic", logic), ("depth_roles", roles), ("groups", groups),
+                          ("outlets", outlets), ("timed_effects", timed), ("flags", flags)):
         if counter:
             facts[name] = dict(counter)
     facts["regex_keys"] = regex_keys

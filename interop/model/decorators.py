@@ -233,7 +233,9 @@ def parse_decorators(content: str | None) -> ParsedContent:
         deco = _parse_line(line, fallback=line.startswith("@@@"))
         if deco.fallback and decorators:
             last = decorators[-1]
-            decorators[-1] = Decorator(last.name, last.args, last.line, last.fallback, (*last.fallbacks, deco))
+            decorators[-1] = Decorator(
+                last.name, last.args, last.line, last.fallback, (*last.fallbacks, deco)
+            )
         elif deco.fallback:
             # A fallback with nothing above it: no primary to fall back from; keep it as a chain head.
             decorators.append(deco)

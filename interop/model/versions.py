@@ -213,7 +213,9 @@ def to_v1(card: Card) -> Card:
     raw = card.dump()
     data = raw.get("data", {})
     filled = card._filled
-    out: dict[str, Any] = {k: copy.deepcopy(v) for k, v in raw.items() if k not in ("spec", "spec_version", "data")}
+    out: dict[str, Any] = {
+        k: copy.deepcopy(v) for k, v in raw.items() if k not in ("spec", "spec_version", "data")
+    }
     for name in V1_FIELDS:
         if name in data and f"data.{name}" not in filled:
             out[name] = data[name]
