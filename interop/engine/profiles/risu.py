@@ -30,6 +30,7 @@ from ...errors import InvalidCardError
 from ...model.decorators import parse_decorators
 from ..chat import Chat
 from ..jsregex import DEFAULT_TIMEOUT, JSSyntaxError, Untranslatable, compile_js
+from ..jsvalue import js_trim
 from ..result import Activation, EntryInfo, LogRecord, Reason, Result
 from ..state import ChatState
 from ..tokenizers import Tokenizer
@@ -197,7 +198,7 @@ class _RisuRun:
         no_recursive: bool,
         all_mode: bool = False,
     ) -> bool:
-        keys = [k.strip() for k in keys if k.strip()]
+        keys = [js_trim(k) for k in keys if js_trim(k)]  # `key.trim()`: JavaScript's white space
         items = self._items(depth, no_recursive)
         if regex:
             return self._search_regex(keys, items)
