@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from ..engine import PROFILES, get_profile, load_books, load_chat, simulate
-from ..engine.chat import Chat
+from ..engine.chat import GENERATION_TYPES, Chat
 from ..engine.result import Result
 from ..engine.tokenizers import CharsTokenizer
 from ..errors import InteropError
@@ -107,6 +107,13 @@ def profile_settings(platform: str, overrides: tuple[str, ...]) -> Any:
     is_flag=True,
     help="Run one scan only: the pending turn on the whole chat, without simulating earlier turns.",
 )
+@click.option(
+    "--generation",
+    type=click.Choice(GENERATION_TYPES),
+    default=None,
+    help="Generation type of the pending turn (default: the chat header's); swipe and regenerate "
+    "drop the last reply as SillyTavern does.",
+)
 @click.option("--time", "show_time", is_flag=True, help="Print how long reading the books and the shown scan took.")
 @click.option(
     "--tokenizer",
@@ -133,6 +140,7 @@ def command(
     seed: int,
     turn: int | None,
     last: bool,
+    generation: str | None,
     show_time: bool,
     tokenizer: str,
     overrides: tuple[str, ...],
@@ -151,6 +159,8 @@ def command(
         raise click.UsageError("--last and --turn exclude each other")
     started = time.perf_counter()
     chat = load_chat(chat_path)
+    if generation:
+        chat = chat.with_generation(generation)
     pooled = load_books(list(books), platform)
     read_ms = (time.perf_counter() - started) * 1000
     turns = _turns(chat, turn, last, chat_path)

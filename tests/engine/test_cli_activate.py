@@ -112,3 +112,20 @@ def test_risu_failure_is_reported(tmp_path) -> None:
     book.write_text(json.dumps({"type": "risu", "data": [{"key": "ferry", "content": "@@position\nX"}]}))
     result = invoke(str(book), "--chat", str(CHATS / "harbor.jsonl"), "--platform", "risu")
     assert result.exit_code == 0 and "error: RisuAI fails on" in result.output
+
+
+def test_generation_option_swipes_the_last_reply(tmp_path) -> None:
+    """``--generation swipe``: SillyTavern's ``Generate`` pops the reply being swiped before the scan."""
+    chat = tmp_path / "chat.jsonl"
+    lines = [
+        {"name": "Mira", "role": "assistant", "text": "Welcome.", "greeting": True},
+        {"name": "Alex", "role": "user", "text": "Hello."},
+        {"name": "Mira", "role": "assistant", "text": "The dragon sleeps."},
+    ]
+    chat.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    world = tmp_path / "w.json"
+    world.write_text(json.dumps({"entries": {"0": {"uid": 0, "key": ["sleeps"], "content": "A", "position": 0}}}))
+    normal = json.loads(invoke(str(world), "--chat", str(chat), "--json").output)
+    swiped = json.loads(invoke(str(world), "--chat", str(chat), "--json", "--generation", "swipe").output)
+    assert [a["entry_id"] for a in normal["activated"]] == ["w.0"]
+    assert swiped["activated"] == []
