@@ -119,7 +119,9 @@ def compile_js(pattern: str, flags: str = "") -> JSRegex:
     try:
         compiled = regex.compile(translated, regex.V0)
     except regex.error as exc:
-        raise Untranslatable(f"invalid regular expression: {exc}") from None
+        # Out-of-order ranges are the one class error left to the regex module; JavaScript rejects them too.
+        error = JSSyntaxError if "bad character range" in str(exc) else Untranslatable
+        raise error(f"invalid regular expression: {exc}") from None
     prefilter = None
     if translator.strict_letters:
         # Letters spelled out as classes break the regex module's literal search; a looser
@@ -135,7 +137,12 @@ def translate(pattern: str, flags: str = "") -> str:
 
 def count_groups(pattern: str) -> int:
     """Capturing groups in a pattern (``(`` not followed by ``?``, and ``(?<name>``)."""
-    count = 0
+    return len(_capturing_groups(pattern))
+
+
+def _capturing_groups(pattern: str) -> list[str]:
+    """The capturing groups in order, each by its name ("" when unnamed)."""
+    groups: list[str] = []
     i = 0
     in_class = False
     while i < len(pattern):
@@ -147,13 +154,13 @@ def count_groups(pattern: str) -> int:
             in_class = c != "]"
         elif c == "[":
             in_class = True
-        elif c == "(" and (
-            not pattern.startswith("(?", i)
-            or (pattern.startswith("(?<", i) and not pattern.startswith(("(?<=", "(?<!"), i))
-        ):
-            count += 1
+        elif c == "(" and not pattern.startswith("(?", i):
+            groups.append("")
+        elif pattern.startswith("(?<", i) and not pattern.startswith(("(?<=", "(?<!"), i):
+            close = pattern.find(">", i)
+            groups.append(pattern[i + 3 : close] if close != -1 else "")
         i += 1
-    return count
+    return groups
 
 
 class _Translator:
@@ -175,7 +182,11 @@ class _Translator:
         self.dotall = "s" in flags
         self.multiline = "m" in flags
         self.fold = variants_table(self.unicode) if "i" in flags else None
-        self.groups = count_groups(pattern)
+        captures = _capturing_groups(pattern)
+        self.groups = len(captures)
+        self.names = {name for name in captures if name}
+        if len(self.names) < sum(1 for name in captures if name):
+            raise JSSyntaxError("duplicate capture group name")
         # With u and i, JavaScript's \w, \b also take the characters that fold into [A-Za-z0-9_].
         self.word = _WORD + ("\\u017f\\u212a" if self.unicode and self.fold is not None else "")
         self.not_word = (
@@ -309,7 +320,7 @@ class _Translator:
     def escape(self, i: int, *, in_class: bool) -> tuple[str, int]:
         pattern = self.pattern
         if i + 1 >= len(pattern):
-            raise Untranslatable("\\ at end of pattern")
+            raise JSSyntaxError("\\ at end of pattern")
         c = pattern[i + 1]
         nxt = i + 2
         if c in "dDwWsSbB":
@@ -324,23 +335,26 @@ class _Translator:
             return self.literal(chr(int(pattern[nxt : nxt + 2], 16)), in_class), nxt + 2
         if c == "u":
             return self.unicode_escape(nxt, in_class)
-        if c == "k" and not in_class and nxt < len(pattern) and pattern[nxt] == "<":
-            close = pattern.find(">", nxt)
-            if close == -1:
-                raise Untranslatable("unterminated \\k<name>")
+        if c == "k" and not in_class and (self.unicode or self.names):
+            # A named reference only where named groups exist (or with u); otherwise \k is "k".
+            close = pattern.find(">", nxt) if pattern.startswith("<", nxt) else -1
+            if close == -1 or pattern[nxt + 1 : close] not in self.names:
+                raise JSSyntaxError("invalid named reference")
             return self.backreference(pattern[nxt + 1 : close]), close + 1
         if c in "pP" and self.unicode:
             if nxt < len(pattern) and pattern[nxt] == "{":
                 close = pattern.find("}", nxt)
                 if close == -1:
-                    raise Untranslatable("unterminated \\p{...}")
+                    raise JSSyntaxError("unterminated \\p{...}")
                 prop = "\\" + c + pattern[nxt : close + 1]
                 if self.fold is not None and not in_class:
                     return "[" + prop + self.folded_members(prop) + "]", close + 1
                 return prop, close + 1
-            raise Untranslatable("invalid \\p escape")
-        if c.isalnum() and self.unicode:
-            raise Untranslatable(f"invalid escape \\{c} with the u flag")
+            raise JSSyntaxError("invalid \\p escape")
+        if self.unicode and c not in "^$\\.*+?()[]{}|/" and not (in_class and c == "-"):
+            raise JSSyntaxError(f"invalid escape \\{c} with the u flag")
+        if c == "k" and self.names:
+            raise JSSyntaxError("\\k without a group name where named groups exist")
         # Identity escape: the character itself (\/ is /, \a is a, \. is .).
         return self.literal(c, in_class) if c.isalnum() else regex.escape(c), nxt
 
@@ -359,11 +373,14 @@ class _Translator:
             return sets[c] if in_class else f"[{sets[c]}]"
         if in_class:
             if c == "B":
-                raise Untranslatable("\\B inside a character class")
+                if self.unicode:
+                    raise JSSyntaxError("\\B inside a character class")
+                return "B"  # an identity escape in a class without u
             return "\\x08"
         word = self.word
         if c == "b":
             return f"(?:(?<=[{word}])(?![{word}])|(?<![{word}])(?=[{word}]))"
+        self.unit()  # \\B also matches between the two units of an astral character
         return f"(?:(?<=[{word}])(?=[{word}])|(?<![{word}])(?![{word}]))"
 
     def decimal_escape(self, i: int, in_class: bool) -> tuple[str, int]:
@@ -379,7 +396,7 @@ class _Translator:
         if digits[0] != "0" and not in_class and int(digits) <= self.groups:
             return self.backreference(digits), end
         if self.unicode:
-            raise Untranslatable(f"invalid escape \\{digits} with the u flag")
+            raise JSSyntaxError(f"invalid escape \\{digits} with the u flag")
         if digits[0] in "89":
             return digits[0], i + 2
         octal = digits[0]
@@ -407,12 +424,12 @@ class _Translator:
             close = pattern.find("}", nxt)
             digits = pattern[nxt + 1 : close] if close != -1 else ""
             if not digits or not all(ch in "0123456789abcdefABCDEF" for ch in digits):
-                raise Untranslatable("invalid \\u{...} escape")
+                raise JSSyntaxError("invalid \\u{...} escape")
             return self.literal(chr(int(digits, 16)), in_class), close + 1
         if _hex(pattern, nxt, 4):
             return self.literal(chr(int(pattern[nxt : nxt + 4], 16)), in_class), nxt + 4
         if self.unicode:
-            raise Untranslatable("invalid \\u escape")
+            raise JSSyntaxError("invalid \\u escape")
         return self.literal("u", in_class), nxt
 
     def char_class(self, i: int) -> tuple[str, int]:
@@ -426,22 +443,42 @@ class _Translator:
             # JS: [] matches nothing, [^] matches any character.
             return ("(?s:.)" if negated else "(?!)"), j + 1
         parts: list[str] = []
+        kinds: list[str] = []  # "char", "set" (\\d \\w \\s ... \\p{}) or "-"
         while j < len(pattern) and pattern[j] != "]":
             ch = pattern[j]
             if ch == "\\":
+                kinds.append("set" if pattern[j + 1 : j + 2] in tuple("dDwWsSpP") else "char")
                 text, j = self.escape(j, in_class=True)
                 parts.append(text)
                 continue
             if ch == "-":
                 self.unit()  # a range may span the surrogates
-            parts.append("\\" + ch if ch in "[&~|" else ch)  # literal in JS classes, operators here
+            kinds.append("-" if ch == "-" else "char")
+            parts.append("\\" + ch if ch in "[&~|-" else ch)  # literal in JS classes, operators here
             j += 1
         if j >= len(pattern):
-            raise Untranslatable("unterminated character class")
-        body = "".join(parts)
+            raise JSSyntaxError("unterminated character class")
+        body = "".join(self.ranges(parts, kinds))
         if self.fold is not None:
             body += self.folded_members(body)
         return ("[^" if negated else "[") + body + "]", j + 1
+
+    def ranges(self, parts: list[str], kinds: list[str]) -> list[str]:
+        """Item, "-", item is a range (the first item may itself be a "-"); next to a class escape
+        (``[a-\\d]``) the "-" stays literal without ``u`` (Annex B) and is a SyntaxError with it."""
+        out = list(parts)
+        k = 0
+        while k < len(kinds):
+            if k + 2 < len(kinds) and kinds[k + 1] == "-":
+                if "set" in (kinds[k], kinds[k + 2]):
+                    if self.unicode:
+                        raise JSSyntaxError("character class escape as a range bound")
+                else:
+                    out[k + 1] = "-"
+                k += 3
+                continue
+            k += 1
+        return out
 
     def folded_members(self, body: str) -> str:
         """The characters JavaScript's ``i`` adds to a class: the case-equivalents of its members."""
