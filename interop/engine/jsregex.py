@@ -20,11 +20,16 @@ differs in ways that change results, so the pattern is rewritten token by token:
   reference to a group that has not captured matches the empty string;
 * without ``u`` the text and the pattern are UTF-16 code units (``.`` matches half an emoji);
 * what JavaScript rejects raises ``JSSyntaxError``: a quantifier after nothing, an assertion or
-  another quantifier (``a*+``), a quantifier range out of order, an unbalanced group; a ``{``
-  that is no quantifier is a literal (without ``u``).
+  another quantifier (``a*+``), a quantifier range or class range out of order, an unbalanced
+  group, duplicate or unknown group names, and with ``u`` identity escapes of non-syntax
+  characters and class escapes as range bounds; without ``u`` a ``{`` that is no quantifier
+  is a literal, ``[a-\\d]`` is a literal "-" between "a" and the digits, and ``\\k`` is "k"
+  when the pattern has no named groups.
 
-What cannot be translated faithfully raises ``Untranslatable``; callers treat
-that, like a pattern JavaScript itself rejects, as "no match" plus a warning.
+What cannot be translated faithfully raises ``Untranslatable`` (counted as "no match"
+plus a warning); ``JSSyntaxError`` is its subclass for what JavaScript itself rejects, so
+callers can do what the app does (SillyTavern then matches the key as plain text, RisuAI's
+search fails).
 Every search runs with a timeout so a catastrophic pattern cannot hang a run.
 """
 
