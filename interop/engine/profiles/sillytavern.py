@@ -274,9 +274,11 @@ class STEntry:
         self.js_key = f"{book}.{js_string(raw['uid']) if raw.get('uid') is not None else _absent(raw, 'uid')}"
         self.raw = raw
         keys = raw.get("key")
-        self.keys = [k if isinstance(k, str) else str(k) for k in keys] if isinstance(keys, list) else None
+        self.keys = [k if isinstance(k, str) else js_string(k) for k in keys] if isinstance(keys, list) else None
         secondary = raw.get("keysecondary")
-        self.secondary = [k if isinstance(k, str) else str(k) for k in secondary] if isinstance(secondary, list) else []
+        self.secondary = (
+            [k if isinstance(k, str) else js_string(k) for k in secondary] if isinstance(secondary, list) else []
+        )
         self.comment = raw.get("comment") if isinstance(raw.get("comment"), str) else ""
         content = raw.get("content") if isinstance(raw.get("content"), str) else ""
         self.decorators, self.content = parse_st_decorators(content)
