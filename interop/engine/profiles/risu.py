@@ -14,7 +14,11 @@ strings, ``insertorder``, ``alwaysActive``, ``selective``, ``useRegex``, ``mode`
 * ``@@probability`` rolls each time the entry is parsed (every pass until it fires);
 * ``@@keep_activate_after_match`` / ``@@dont_activate_after_match`` set a run-wide flag,
   so every entry activated after one of them is remembered in the chat variables;
-* the budget walk keeps going after a misfit; the output is ascending ``insertorder``.
+* the budget walk keeps going after a misfit; the output is ascending ``insertorder``;
+* ``searchMatch`` rewrites ``arg.keys[0]`` inside its loop, so regex keys only work on the
+  oldest scanned text (``/gim/s`` decays into an empty regex that matches anything);
+* ``@@position`` without an argument throws: the whole lorebook prompt fails (``Result.error``);
+* decorator numbers are ``parseInt`` (``@@depth 0x4`` is 4).
 """
 
 from __future__ import annotations
