@@ -16,17 +16,22 @@ the median times, the speed-up and PASS/FAIL against the targets
 The per-turn target is checked on CPU time (``time.process_time``): on this shared
 2-CPU machine other sessions' load inflates wall time; both are printed.
 
-Run: ``python benchmarks/activate.py [--entries N] [--messages N] [--repeat N]``.
+Run: ``python benchmarks/activate.py [--entries N] [--messages N] [--repeat N] [--write-data DIR]``.
+``--write-data DIR`` also saves the world and the chat (``DIR/bench.json``, ``DIR/bench.jsonl``) so one
+scan can be run and timed from the command line:
+``interop activate DIR/bench.json --chat DIR/bench.jsonl --last --time --setting max_context=32768``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import statistics
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from interop.engine import Chat, ChatState, Message, STSettings
@@ -120,6 +125,20 @@ def make_chat(rng: random.Random, words: list[str], count: int) -> Chat:
 FILLER = ("the", "a", "of", "and", "to", "in", "she", "he", "was", "said", "with", "on", "for", "as", "at", "road")
 
 
+def write_data(directory: Path, world: dict[str, Any], chat: Chat) -> None:
+    """The benchmark's world (SillyTavern JSON) and chat (JSON Lines, docs/engine.md) as files."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "bench.json").write_text(json.dumps(world), encoding="utf-8")
+    lines = [json.dumps({"user": chat.user, "character": {"name": "Mira"}})]
+    for m in chat.messages:
+        record: dict[str, Any] = {"name": m.name, "role": m.role, "text": m.text}
+        if m.greeting:
+            record["greeting"] = True
+        lines.append(json.dumps(record))
+    (directory / "bench.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"wrote {directory / 'bench.json'} and {directory / 'bench.jsonl'}")
+
+
 def outcome(result: Any) -> tuple[Any, ...]:
     """What must agree: the injected entries in order and, for every fired entry, why it fired.
 
@@ -151,12 +170,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--loop-repeat", type=int, default=3)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--write-data", metavar="DIR", help="also write the world and chat files there")
     args = parser.parse_args(argv)
 
     rng = random.Random(args.seed)
     words = vocabulary(rng, 30_000)
     world = make_world(rng, words, args.entries)
     chat = make_chat(rng, words, args.messages)
+    if args.write_data:
+        write_data(Path(args.write_data), world, chat)
     # Shipped defaults (recursion and whole words on), a 32k context: 25 % = 8192 tokens of lore.
     settings = STSettings(max_context=32768)
     profile = SillyTavernProfile()

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from typing import Any
 
 import click
 
 from ..engine import PROFILES, get_profile, load_books, load_chat, simulate
+from ..engine.chat import GENERATION_TYPES, Chat
 from ..engine.result import Result
+from ..engine.tokenizers import CharsTokenizer
 from ..errors import InteropError
+
+TOKENIZERS = ("approx-cl100k", "chars")
 
 
 def _print_activated(result: Result) -> None:
@@ -19,6 +24,8 @@ def _print_activated(result: Result) -> None:
         f"{result.tokens_used} tokens" + (f" of a {result.budget}-token budget" if result.budget else ""),
         bold=True,
     )
+    if result.error:
+        click.secho(f"  error: {result.error}", fg="red")
     for act in result.activated:
         where = act.position
         if act.depth is not None:
@@ -92,7 +99,29 @@ def profile_settings(platform: str, overrides: tuple[str, ...]) -> Any:
     "--turn",
     type=int,
     default=None,
-    help="Evaluate the prompt built on the first N messages (default: the whole chat).",
+    help="Evaluate the prompt built on the first N messages (default: the whole chat); earlier turns "
+    "are simulated first for their state.",
+)
+@click.option(
+    "--last",
+    is_flag=True,
+    help="Run one scan only: the pending turn on the whole chat, without simulating earlier turns.",
+)
+@click.option(
+    "--generation",
+    type=click.Choice(GENERATION_TYPES),
+    default=None,
+    help="Generation type of the pending turn (default: the chat header's); swipe and regenerate "
+    "drop the last reply as SillyTavern does.",
+)
+@click.option("--time", "show_time", is_flag=True, help="Print how long reading the books and the shown scan took.")
+@click.option(
+    "--tokenizer",
+    type=click.Choice(TOKENIZERS),
+    default="approx-cl100k",
+    show_default=True,
+    help="Token counter for budgets: approx-cl100k (offline cl100k estimate) or chars "
+    "(SillyTavern's character estimate, ceil(UTF-16 length / 3.35)).",
 )
 @click.option(
     "--setting",
@@ -110,6 +139,10 @@ def command(
     platform: str,
     seed: int,
     turn: int | None,
+    last: bool,
+    generation: str | None,
+    show_time: bool,
+    tokenizer: str,
     overrides: tuple[str, ...],
     all_turns: bool,
     trace: bool,
@@ -122,16 +155,30 @@ def command(
     Earlier turns are simulated first so timed effects (sticky, cooldown) and
     decorator state carry over exactly as in a real chat.
     """
+    if last and turn is not None:
+        raise click.UsageError("--last and --turn exclude each other")
+    started = time.perf_counter()
     chat = load_chat(chat_path)
+    if generation:
+        chat = chat.with_generation(generation)
     pooled = load_books(list(books), platform)
-    turns = chat.turns()
-    if turn is not None:
-        if turn < 0 or turn > len(chat.messages):
-            raise InteropError(f"--turn must be between 0 and {len(chat.messages)}", file=chat_path)
-        turns = [t for t in turns if t < turn] + [turn]
+    read_ms = (time.perf_counter() - started) * 1000
+    turns = _turns(chat, turn, last, chat_path)
     settings = profile_settings(platform, overrides)
-    results = simulate(pooled, chat, platform, settings=settings, seed=seed, turns=turns)
+    timings: dict[str, Any] = {}
+    results = simulate(
+        pooled,
+        chat,
+        platform,
+        settings=settings,
+        seed=seed,
+        turns=turns,
+        tokenizer=CharsTokenizer() if tokenizer == "chars" else None,
+        timings=timings,
+    )
     shown = results if all_turns else results[-1:]
+    timing = {"read_ms": round(read_ms, 2), "prepare_ms": round(timings["prepare_ms"], 2)}
+    timing["scan_ms"] = round(timings["scan_ms"][-1], 2)
     if as_json:
         payload: list[dict[str, Any]] = []
         for result in shown:
@@ -139,9 +186,29 @@ def command(
             if not trace:
                 data.pop("log")
             payload.append(data)
-        click.echo(json.dumps(payload if all_turns else payload[0], ensure_ascii=False, indent=2, default=str))
+        out: Any = payload if all_turns else payload[0]
+        if show_time:
+            out = {"results" if all_turns else "result": out, "timing": timing}
+        click.echo(json.dumps(out, ensure_ascii=False, indent=2, default=str))
         return
     for result in shown:
         _print_activated(result)
         if trace:
             _print_log(result)
+    if show_time:
+        click.echo(
+            f"time: reading {timing['read_ms']:.1f} ms, index {timing['prepare_ms']:.1f} ms, "
+            f"scan of turn {results[-1].turn} {timing['scan_ms']:.1f} ms ({len(results)} scan(s) run)"
+        )
+
+
+def _turns(chat: Chat, turn: int | None, last: bool, chat_path: str) -> list[int]:
+    """The turns to simulate: all, up to ``--turn N``, or only the last (``--last``)."""
+    if last:
+        return [len(chat.messages)]
+    turns = chat.turns()
+    if turn is None:
+        return turns
+    if turn < 0 or turn > len(chat.messages):
+        raise InteropError(f"--turn must be between 0 and {len(chat.messages)}", file=chat_path)
+    return [t for t in turns if t < turn] + [turn]

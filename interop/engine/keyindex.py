@@ -99,6 +99,11 @@ class KeyIndex:
                 self._automata[case_sensitive] = automaton
         return self._automata[case_sensitive]
 
+    def build(self) -> None:
+        """Build both automata now (part of preparing a book) rather than on the first scan."""
+        for case_sensitive in (False, True):
+            self._automaton(case_sensitive)
+
     def scan(self, text: str) -> set[int]:
         """Ids of the keys that match somewhere in ``text``."""
         found: set[int] = set()

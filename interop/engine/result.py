@@ -35,6 +35,8 @@ class Reason:
     DECORATOR_CONDITION = "decorator_condition"
     INJECTED = "injected_into_other"
     INJECT_TARGET_MISSING = "inject_target_missing"
+    DUPLICATE_KEY = "duplicate_key"  # SillyTavern: another entry with the same world.uid replaced it
+    PLATFORM_ERROR = "platform_error"  # the platform throws on this entry (e.g. Risu's @@position)
     NOT_REACHED = "not_reached"  # the scan stopped (overflow, max steps) before this entry could fire
     NO_COUNTERPART = "no_counterpart"  # compare_behaviour: the other side has no such entry
 
@@ -106,6 +108,7 @@ class Result:
     tokens_used: int = 0
     steps: int = 0
     turn: int | None = None  # number of chat messages the prompt was built on
+    error: str | None = None  # the platform itself fails on this input (e.g. Risu throws): nothing is injected
 
     @property
     def fired_ids(self) -> set[str]:
@@ -124,6 +127,7 @@ class Result:
             "activated": [a.to_dict() for a in self.activated],
             "log": [r.to_dict() for r in self.log],
             "warnings": list(self.warnings),
+            "error": self.error,
         }
 
 

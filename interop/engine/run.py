@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -51,20 +52,32 @@ def simulate(
     seed: int = 0,
     tokenizer: Any = None,
     turns: Sequence[int] | None = None,
+    timings: dict[str, Any] | None = None,
 ) -> list[Result]:
     """Evaluate every turn of ``chat`` in order (``Chat.turns()``), carrying per-chat state.
 
-    One seeded generator serves the whole chat, so a run is reproducible.
+    Each turn sees ``chat.turn(count)``: swiped replies removed, "swipe" on swipe turns.
+
+    One seeded generator serves the whole chat, so a run is reproducible. When ``timings`` is
+    a dict it receives ``prepare_ms`` (reading the books into the profile's index) and
+    ``scan_ms`` (wall milliseconds of each turn's scan, request log included).
     """
     profile = get_profile(platform)
     settings = settings if settings is not None else profile.default_settings()
+    started = time.perf_counter()
     prepared = profile.prepare(books, settings)
+    scan_ms: list[float] = []
+    if timings is not None:
+        timings["prepare_ms"] = (time.perf_counter() - started) * 1000
+        timings["scan_ms"] = scan_ms
     state = ChatState()
     rng = random.Random(seed)
     counter = as_tokenizer(tokenizer)
     results = []
     for count in turns if turns is not None else chat.turns():
-        result = profile.evaluate(prepared, chat.prefix(count), settings, state, rng, counter)
+        started = time.perf_counter()
+        result = profile.evaluate(prepared, chat.turn(count), settings, state, rng, counter)
+        scan_ms.append((time.perf_counter() - started) * 1000)
         result.turn = count
         results.append(result)
     return results

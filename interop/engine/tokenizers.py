@@ -34,6 +34,7 @@ _PIECES = regex.compile(
     r"""| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
 )
 _PIECE_COSTS: dict[str, int] = {}  # piece -> whole tokens, shared by all ApproxTokenizers
+_ASTRAL = regex.compile("[\U00010000-\U0010ffff]")
 _WIDE = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\p{Thai}]")
 
 
@@ -113,14 +114,30 @@ def _whole(piece: str, expected: float) -> int:
 
 
 class CharsTokenizer:
-    """``ceil(len/ratio)``: the crude fallback several apps use (SillyTavern's ``none`` tokenizer is len/3.35)."""
+    """``ceil(length / ratio)``: the crude fallback several apps use.
 
-    def __init__(self, ratio: float = 3.35) -> None:
+    SillyTavern's ``guesstimate`` (public/scripts/tokenizers.js) is ``Math.ceil(str.length / 3.35)``
+    in 1.15 and earlier: ``length`` counts UTF-16 code units, so an emoji or any character outside
+    the BMP costs two (``unit="utf16"``, the default). Later versions divide the UTF-8 byte length
+    instead (``BYTES_PER_TOKEN``); ``unit="utf8"`` gives that.
+    """
+
+    def __init__(self, ratio: float = 3.35, unit: str = "utf16") -> None:
+        if unit not in ("utf16", "utf8", "codepoints"):
+            raise InteropError(f"unknown length unit {unit!r}")
         self.ratio = ratio
-        self.name = f"chars/{ratio:g}"
+        self.unit = unit
+        self.name = f"chars/{ratio:g}" + ("" if unit == "utf16" else f" ({unit})")
+
+    def length(self, text: str) -> int:
+        if self.unit == "utf8":
+            return len(text.encode("utf-8", "surrogatepass"))
+        if self.unit == "codepoints":
+            return len(text)
+        return len(text) + len(_ASTRAL.findall(text))  # each astral character is a surrogate pair
 
     def count(self, text: str) -> int:
-        return math.ceil(len(text) / self.ratio) if text else 0
+        return math.ceil(self.length(text) / self.ratio) if text else 0
 
 
 class EncodingTokenizer:

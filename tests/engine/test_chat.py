@@ -46,6 +46,13 @@ def test_macros() -> None:
         ('{"generation_type": "dream"}\n', InvalidCardError),
         ('{"greeting_index": "one"}\n', InvalidCardError),
         ("[1, 2]\n", InvalidCardError),
+        ('{"role": "user", "text": "a"}\n{"role": "user", "text": "b", "swipe": true}\n', InvalidCardError),
+        ('{"role": "user", "text": "a"}\n{"role": "assistant", "text": "b", "swipe": true}\n', InvalidCardError),
+        (
+            '{"role": "assistant", "text": "a", "greeting": true}\n{"role": "assistant", "text": "b", "swipe": true}\n',
+            InvalidCardError,
+        ),
+        ('{"role": "user", "text": "a"}\n{"role": "assistant", "text": "b", "swipe": "yes"}\n', InvalidCardError),
     ],
 )
 def test_bad_chat_files(tmp_path: Path, lines: str, error: type[Exception]) -> None:
@@ -54,3 +61,23 @@ def test_bad_chat_files(tmp_path: Path, lines: str, error: type[Exception]) -> N
     with pytest.raises(error) as info:
         load_chat(path)
     assert info.value.file == str(path)
+
+
+def test_swipe_turns() -> None:
+    """The swipe extension (docs/engine.md): a swipe replaces the assistant reply before it; chained
+    swipes replace each other; system messages in between are skipped over."""
+    chat = chat_from_records(
+        [
+            {"role": "assistant", "text": "Hi.", "greeting": True},
+            {"role": "user", "text": "Q"},
+            {"role": "assistant", "text": "A1"},
+            {"role": "system", "text": "note"},
+            {"role": "assistant", "text": "A2", "swipe": True},
+            {"role": "assistant", "text": "A3", "swipe": True},
+            {"role": "user", "text": "Q2"},
+        ]
+    )
+    assert chat.turns() == [2, 4, 5, 7]
+    assert [m.text for m in chat.turn(5).messages] == ["Hi.", "Q", "note", "A2"]
+    assert chat.turn(5).generation_type == "swipe" and chat.turn(2).generation_type == "normal"
+    assert [m.text for m in chat.turn(7).messages] == ["Hi.", "Q", "note", "A3", "Q2"]

@@ -165,3 +165,54 @@ def test_probability_is_seeded() -> None:
     first = fired(evaluate([entries], talk, "risu", settings=once, seed=3))
     assert first == fired(evaluate([entries], talk, "risu", settings=once, seed=3))
     assert 0 < len(first) < 8
+
+
+# ---- issue 12: RisuAI classes R1-R3 (src/ts/process/lorebook.svelte.ts, loadLoreBookV3Prompt) ----
+
+
+def _risu_chat(*texts: str) -> Chat:
+    greeting = Message("Mira", "assistant", "Welcome.", greeting=True)
+    return Chat((greeting, *(Message("Alex", "user", t) for t in texts)), user="Alex")
+
+
+def test_regex_keys_only_work_on_the_oldest_message() -> None:
+    """R1. ``searchMatch`` assigns ``arg.keys[0] = regexString.replace('/'+regexFlag, '')`` inside
+    its loop over the scanned texts (oldest message first). On the second text the key is
+    ``/dragon``, whose "flags" ``dragon`` make ``new RegExp`` throw: ``catch { return false }``.
+    So "/dragon/i" fires only when the match is in the oldest message of the window."""
+    entry = [{"key": "/dragon/i", "useRegex": True, "content": "Dragon lore.", "insertorder": 100}]
+    late = evaluate([entry], _risu_chat("hello there", "the /dragon roars"), "risu")
+    early = evaluate([entry], _risu_chat("the /dragon roars", "hello there"), "risu")
+    assert fired(late) == [] and fired(early) == ["book0#0"]
+    assert any("RisuAI bug" in w for w in late.warnings)
+
+
+def test_regex_key_decays_into_an_empty_regex() -> None:
+    """R1. Key ``/gim/s``: first text: pattern ``/gim`` with flags ``s`` (no match in "hello");
+    second text: ``"/gim".split('/').pop()`` is ``gim``, the pattern becomes "" and
+    ``new RegExp("", "gim")`` matches anything."""
+    entry = [{"key": "/gim/s", "useRegex": True, "content": "Anything.", "insertorder": 100}]
+    assert fired(evaluate([entry], _risu_chat("hello", "world"), "risu")) == ["book0#0"]
+    assert fired(evaluate([entry], _risu_chat("hello"), "risu")) == []
+
+
+def test_position_without_argument_fails_the_lorebook_prompt() -> None:
+    """R2. ``case 'position': if(arg[0].startsWith('pt_') || ...)``: ccardlib's ``parseDecorators``
+    filters empty arguments, so ``@@position`` alone calls ``undefined.startsWith`` and the
+    TypeError escapes ``loadLoreBookV3Prompt``: no lorebook prompt at all."""
+    entries = [
+        {"key": "dragon", "content": "Dragon lore.", "insertorder": 100},
+        {"key": "guild", "content": "@@position\nGuild lore.", "insertorder": 100},
+    ]
+    result = evaluate([entries], _risu_chat("the dragon and the guild"), "risu")
+    assert result.activated == [] and fired(result) == []
+    assert result.error is not None and "@@position" in result.error
+    assert result.record("book0#1").reason == Reason.PLATFORM_ERROR
+
+
+def test_depth_accepts_hexadecimal() -> None:
+    """R3. ``case 'depth': const int = parseInt(arg[0])``: ``parseInt("0x4")`` is 4 (a 0x prefix
+    switches to base 16 when no radix is given)."""
+    entry = [{"key": "dragon", "content": "@@depth 0x4\nDragon lore.", "insertorder": 100}]
+    result = evaluate([entry], _risu_chat("the dragon"), "risu")
+    assert [(a.position, a.depth) for a in result.activated] == [("depth", 4)]

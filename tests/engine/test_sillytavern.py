@@ -318,7 +318,7 @@ def test_unplaceable_entries_fire_but_inject_nothing() -> None:
             "0": {"uid": 0, "key": ["roderick"], "content": ""},
             "1": {"uid": 1, "key": ["roderick"], "content": "Outlet lore.", "position": 7, "outletName": ""},
             "2": {"uid": 2, "key": ["roderick"], "content": "Future lore.", "position": 9},
-            "3": {"uid": 3, "key": ["roderick"], "content": "Placed."},
+            "3": {"uid": 3, "key": ["roderick"], "content": "Placed.", "position": 0},
         }
     }
     result = evaluate([("w", world)], chat("harbor.jsonl"), "sillytavern")

@@ -20,6 +20,7 @@ from interop.engine.state import ChatState
 from interop.engine.tokenizers import ApproxTokenizer
 
 WORDS = ["tide", "Tide", "gull", "gulls", "red sails", "kraken-bell", "港口", "{{char}}", "/gul+s?/i", "ferry"]
+WORDS += [" ", "tide\ufeff", "/\\1/", "/k/i"]  # blank, BOM-trimmed, octal and case-folding keys (issue 12)
 TEXT_WORDS = ["tide", "TIDE", "gulls", "gull", "red", "sails", "kraken-bell", "港口", "Mira", "ferryman", "the", "a"]
 
 entry_strategy = st.fixed_dictionaries(
@@ -27,9 +28,12 @@ entry_strategy = st.fixed_dictionaries(
         "key": st.lists(st.sampled_from(WORDS), max_size=3),
         "keysecondary": st.lists(st.sampled_from(WORDS), max_size=2),
         "selective": st.booleans(),
-        "selectiveLogic": st.integers(0, 3),
+        "selectiveLogic": st.sampled_from([0, 1, 2, 3, None, "1"]),
         "content": st.lists(st.sampled_from(TEXT_WORDS), min_size=1, max_size=6).map(" ".join),
-        "order": st.integers(0, 5),
+        "order": st.sampled_from([0, 1, 2, 5, "3", None]),
+        "position": st.sampled_from([0, 0, 1, 4, None]),
+        "disable": st.sampled_from([False, False, False, "false", "1"]),
+        "groupWeight": st.sampled_from([None, 50, "30"]),
         "constant": st.sampled_from([False, False, False, True]),
         "caseSensitive": st.sampled_from([None, True, False]),
         "matchWholeWords": st.sampled_from([None, True, False]),
@@ -69,7 +73,8 @@ def test_fast_scan_equals_reference(
     context: int,
     seed: int,
 ) -> None:
-    world = {"entries": {str(i): {"uid": i, **e} for i, e in enumerate(entries)}}
+    # Every fourth entry has no uid: ST keys them all as "w.undefined" (issue 12).
+    world = {"entries": {str(i): ({"uid": i} if i % 4 else {}) | e for i, e in enumerate(entries)}}
     chat = Chat(
         tuple(
             Message("Alex" if i % 2 else "Mira", "user" if i % 2 else "assistant", m) for i, m in enumerate(messages)

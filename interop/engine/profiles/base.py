@@ -11,6 +11,7 @@ from typing import Any
 from ...errors import ConversionError
 from ...model import Lorebook
 from ..chat import Chat
+from ..jsvalue import js_trim
 from ..result import EntryInfo, Result
 from ..state import ChatState
 from ..tokenizers import Tokenizer
@@ -84,25 +85,28 @@ def native_books(books: Sequence[Any], module: str, function: str, platform: str
 
 
 def js_parse_int(value: Any) -> int | None:
-    """JavaScript ``parseInt(String(value))``: leading sign and digits, None for NaN."""
+    """JavaScript ``parseInt(String(value))`` (no radix): leading white space and sign, then a
+    ``0x``/``0X`` prefix means hexadecimal (``parseInt("0x4")`` is 4), else decimal digits; None for NaN."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
         return value
     if isinstance(value, float):
         return int(value) if value == value and abs(value) != float("inf") else None
-    text = str(value).strip()
+    text = js_trim(str(value))
     sign = 1
-    if text[:1] in "+-" and text:
+    if text[:1] in ("+", "-"):
         sign = -1 if text[0] == "-" else 1
         text = text[1:]
+    base, allowed = 10, "0123456789"
+    if text[:2] in ("0x", "0X"):
+        base, allowed, text = 16, "0123456789abcdefABCDEF", text[2:]
     digits = ""
     for ch in text:
-        if ch.isdigit() and ch.isascii():
-            digits += ch
-        else:
+        if ch not in allowed:
             break
-    return sign * int(digits) if digits else None
+        digits += ch
+    return sign * int(digits, base) if digits else None
 
 
 def js_slice(items: Sequence[Any], start: int, end: int | None = None) -> list[Any]:

@@ -14,7 +14,11 @@ strings, ``insertorder``, ``alwaysActive``, ``selective``, ``useRegex``, ``mode`
 * ``@@probability`` rolls each time the entry is parsed (every pass until it fires);
 * ``@@keep_activate_after_match`` / ``@@dont_activate_after_match`` set a run-wide flag,
   so every entry activated after one of them is remembered in the chat variables;
-* the budget walk keeps going after a misfit; the output is ascending ``insertorder``.
+* the budget walk keeps going after a misfit; the output is ascending ``insertorder``;
+* ``searchMatch`` rewrites ``arg.keys[0]`` inside its loop, so regex keys only work on the
+  oldest scanned text (``/gim/s`` decays into an empty regex that matches anything);
+* ``@@position`` without an argument throws: the whole lorebook prompt fails (``Result.error``);
+* decorator numbers are ``parseInt`` (``@@depth 0x4`` is 4).
 """
 
 from __future__ import annotations
@@ -29,12 +33,13 @@ from typing import Any
 from ...errors import InvalidCardError
 from ...model.decorators import parse_decorators
 from ..chat import Chat
-from ..jsregex import DEFAULT_TIMEOUT, Untranslatable, compile_js
+from ..jsregex import DEFAULT_TIMEOUT, JSSyntaxError, Untranslatable, compile_js
+from ..jsvalue import js_trim
 from ..result import Activation, EntryInfo, LogRecord, Reason, Result
 from ..state import ChatState
 from ..tokenizers import Tokenizer
 from .base import Profile, js_slice, native_books
-from .risu_hook import RisuEntryContext, number_or_zero
+from .risu_hook import RisuEntryContext, RisuThrows, number_or_zero
 
 _CBS_COMMENTS = re.compile(r"\{\{//(.+?)\}\}|\{\{comment:(.+?)\}\}")
 _LEGACY_END = re.compile(r"@@@?end")
@@ -197,7 +202,7 @@ class _RisuRun:
         no_recursive: bool,
         all_mode: bool = False,
     ) -> bool:
-        keys = [k.strip() for k in keys if k.strip()]
+        keys = [js_trim(k) for k in keys if js_trim(k)]  # `key.trim()`: JavaScript's white space
         items = self._items(depth, no_recursive)
         if regex:
             return self._search_regex(keys, items)
@@ -225,29 +230,56 @@ class _RisuRun:
         return all_mode and all_matched
 
     def _search_regex(self, keys: list[str], items: list[_Item]) -> bool:
-        for item in items:
-            for key in keys:
+        """Risu's regex branch of ``searchMatch``, bug included: inside the loop it assigns the
+        stripped pattern to ``arg.keys[0]``, so from the second scanned text on, the first key is
+        e.g. ``/dragon``, whose "flags" ``dragon`` make ``new RegExp`` throw and the search return
+        false. In effect only the oldest message of the window is tested (recursion text too is
+        lost), and a key like ``/gim/s`` decays into an empty regex that matches anything."""
+        original, keys = keys[:1], list(keys)
+        for number, item in enumerate(items):
+            for j in range(len(keys)):
+                key = keys[j]
                 if not key.startswith("/"):
                     return False
                 flags = key.split("/")[-1]
                 if not flags:
                     continue
-                pattern = key.replace("/" + flags, "", 1)  # the leading "/" stays (risu.md §0.13)
-                try:
-                    compiled = compile_js(pattern, flags)
-                except Untranslatable as exc:
-                    self._warn(f"regex key {key!r} cannot be used ({exc}); the search fails")
-                    return False
-                if key in self.timed_out:
-                    continue
-                try:
-                    if compiled.test(item.data, self.settings.regex_timeout):
-                        self.match_note = (key, item.source)
-                        return True
-                except TimeoutError:
-                    self.timed_out.add(key)  # skipped for the rest of the run
-                    self._warn(f"regex key {key!r} timed out; counted as no match")
+                keys[0] = key.replace("/" + flags, "", 1)  # the leading "/" stays (risu.md §0.13)
+                rewritten = number > 0 and j == 0
+                outcome = self._regex_test(keys[0], flags, original[0] if rewritten else key, item, rewritten)
+                if outcome is not None:
+                    return outcome
         return False
+
+    def _regex_test(self, pattern: str, flags: str, key: str, item: _Item, rewritten: bool) -> bool | None:
+        """One ``new RegExp(pattern, flags).test(text)``: True on a match, False when it throws
+        (the whole search fails), None to go on."""
+        try:
+            compiled = compile_js(pattern, flags)
+        except Untranslatable as exc:
+            if rewritten and isinstance(exc, JSSyntaxError):
+                self._warn(
+                    f"regex key {key!r}: RisuAI bug, searchMatch rewrote keys[0] while scanning, so "
+                    f"'new RegExp({pattern!r}, {flags!r})' throws at {item.source} and the search fails"
+                )
+            else:
+                self._warn(f"regex key {key!r} cannot be used ({exc}); the search fails")
+            return False
+        if key in self.timed_out:
+            return None
+        try:
+            if compiled.test(item.data, self.settings.regex_timeout):
+                self.match_note = (key, item.source)
+                if rewritten:
+                    self._warn(
+                        f"regex key {key!r}: RisuAI bug, searchMatch rewrote keys[0], so {item.source} "
+                        f"was tested with /{pattern}/{flags}"
+                    )
+                return True
+        except TimeoutError:
+            self.timed_out.add(key)  # skipped for the rest of the run
+            self._warn(f"regex key {key!r} timed out; counted as no match")
+        return None
 
     def _warn(self, message: str) -> None:
         if message not in self.warnings:
@@ -283,18 +315,12 @@ class _RisuRun:
                     continue
                 ctx = RisuEntryContext(self, raw, i)
                 if raw.get("mode") == "child":
-                    ctx.activated = False
-                    for j in range(i):
-                        if entries[j].get("id") == raw.get("id"):
-                            if j not in activated:
-                                raw["comment"] = entries[j].get("comment")
-                                raw["content"] = entries[j].get("content")
-                                raw["alwaysActive"] = True
-                                ctx.activated = True
-                                ctx.child_of = self.pool.ids[j]
-                            break
+                    self._adopt_parent(entries, i, ctx, activated)
                 parsed = parse_decorators(_str(raw.get("content")))
-                parsed.resolve(ctx.hook)
+                try:
+                    parsed.resolve(ctx.hook)
+                except RisuThrows as exc:
+                    return self._failed(i, str(exc), step)
                 content = parsed.prompt_text
                 keep_flag = keep_flag or ctx.keep_flag
                 dont_flag = dont_flag or ctx.dont_flag
@@ -333,6 +359,37 @@ class _RisuRun:
                     matching = True
                     self.recursive_prompts.append(_Item(f"lorebook {_title(raw, i)}", content))
         return self._result(actives, step)
+
+    def _adopt_parent(
+        self, entries: list[dict[str, Any]], index: int, ctx: RisuEntryContext, activated: list[int]
+    ) -> None:
+        """``mode: child``: copy the first earlier entry with the same id, unless it is already active."""
+        raw = entries[index]
+        ctx.activated = False
+        for j in range(index):
+            if entries[j].get("id") == raw.get("id"):
+                if j not in activated:
+                    raw["comment"] = entries[j].get("comment")
+                    raw["content"] = entries[j].get("content")
+                    raw["alwaysActive"] = True
+                    ctx.activated = True
+                    ctx.child_of = self.pool.ids[j]
+                break
+
+    def _failed(self, index: int, error: str, step: int) -> Result:
+        """RisuAI throws while building the lorebook prompt: the generation fails, nothing is injected."""
+        culprit = self.pool.ids[index]
+        message = f"RisuAI fails on {culprit}: {error}; the whole lorebook prompt (and the request) fails"
+        result = Result("risu", budget=self.settings.token_budget, steps=step, turn=len(self.chat.messages))
+        result.error = message
+        result.warnings = [*self.warnings, message]
+        result.log = [
+            LogRecord(self.pool.ids[i], _title(e, i), False, Reason.PLATFORM_ERROR, error, step)
+            if i == index
+            else LogRecord(self.pool.ids[i], _title(e, i), False, Reason.NOT_REACHED, f"RisuAI threw on {culprit}")
+            for i, e in enumerate(self.pool.entries)
+        ]
+        return result
 
     def _decide(self, ctx: RisuEntryContext, raw: dict[str, Any]) -> tuple[str, str, str | None, str | None]:
         """The key search (risu.md §6 step 4); returns the log reason for the outcome."""

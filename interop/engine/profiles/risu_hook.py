@@ -24,6 +24,10 @@ def number_or_zero(value: Any) -> float:
     return value
 
 
+class RisuThrows(Exception):
+    """RisuAI's ``loadLoreBookV3Prompt`` throws on this entry, so no lorebook prompt is built."""
+
+
 class RisuEntryContext:
     """The per-entry variables ``loadLoreBookV3Prompt`` sets while parsing decorators."""
 
@@ -55,6 +59,16 @@ class RisuEntryContext:
         if self.activated:
             self.off_reason, self.off_detail = reason, detail
         self.activated = False
+
+    def _position(self, first: str | None) -> bool:
+        if first is None:
+            # arg[0].startsWith(...) on an empty argument list: a TypeError escapes the decorator
+            # callback and loadLoreBookV3Prompt throws (RisuAI bug).
+            raise RisuThrows("@@position without an argument: 'arg[0].startsWith' throws a TypeError")
+        if first.startswith("pt_") or first in ("after_desc", "before_desc", "personality", "scenario"):
+            self.pos = first
+            return True
+        return False
 
     def hook(self, deco: Decorator) -> bool:
         """Risu's decorator switch: True = honoured, False = ignored (the next @@@ fallback runs)."""
@@ -112,12 +126,7 @@ class RisuEntryContext:
                 self._off(f"@@is_greeting {number}: greeting is {greeting}")
             return True
         if name == "position":
-            if first is not None and (
-                first.startswith("pt_") or first in ("after_desc", "before_desc", "personality", "scenario")
-            ):
-                self.pos = first
-                return True
-            return False
+            return self._position(first)
         if name in ("inject_lore", "inject_at"):
             lore = name == "inject_lore"
             if self.inject is None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
@@ -25,7 +26,8 @@ from typing import Any
 
 from ...errors import InvalidCardError
 from ..chat import Chat
-from ..jsregex import DEFAULT_TIMEOUT, JSRegex, Untranslatable, compile_js
+from ..jsregex import DEFAULT_TIMEOUT, JSRegex, JSSyntaxError, Untranslatable, compile_js
+from ..jsvalue import js_loosely_true, js_number, js_string, js_trim
 from ..keyindex import KeyIndex
 from ..result import EntryInfo, LogRecord, Reason, Result
 from ..state import ChatState
@@ -141,6 +143,42 @@ def _number(raw: dict[str, Any], name: str, default: float | None) -> float | No
     return value
 
 
+def _absent(raw: dict[str, Any], name: str) -> str:
+    return "null" if name in raw else "undefined"
+
+
+def _strict_int(value: Any) -> int | None:
+    """A JSON number that ``===`` an integer (1 and 1.0 alike); None for anything else."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return int(value) if value == value and float(value).is_integer() else None
+
+
+def _order(raw: dict[str, Any]) -> float:
+    """``order`` as ST's sort (``b.order - a.order``) reads it: JavaScript ToNumber ("5" is 5, null 0).
+    A missing or non-numeric order (NaN, which makes the comparator inconsistent) counts as 100."""
+    value = raw.get("order", 100)
+    if type(value) is int:
+        return value
+    if "order" not in raw:
+        return 100
+    number = js_number(value)
+    if number != number:
+        return 100
+    return int(number) if number.is_integer() else number
+
+
+def _quirks(raw: dict[str, Any], keys: list[str]) -> str:
+    """What ST does with this entry that its author probably did not mean (noted in the trace)."""
+    notes = []
+    disable = raw.get("disable")
+    if isinstance(disable, str) and js_trim(disable).lower() in ("true", "yes", "on") and not js_loosely_true(disable):
+        notes.append(f"ST bug: disable {disable!r} is not == true, so the entry stays enabled")
+    if any(k and not js_trim(k) for k in keys):
+        notes.append("ST quirk: a blank key trims to '' and matches every scan text")
+    return "; ".join(notes)
+
+
 def _optional_bool(raw: dict[str, Any], name: str) -> bool | None:
     value = raw.get(name)
     return None if value is None else bool(value)
@@ -198,14 +236,19 @@ class STEntry:
         "hash",
         "ignore_budget",
         "index",
+        "js_key",
         "keys",
+        "logic_raw",
         "match_whole_words",
         "order",
         "outlet",
         "plain_gate",
         "position",
+        "position_raw",
         "prevent_recursion",
         "probability",
+        "probability_exact_100",
+        "quirks",
         "raw",
         "role",
         "scan_depth",
@@ -226,22 +269,29 @@ class STEntry:
         self.book = book
         self.uid = raw.get("uid", uid)
         self.entry_id = f"{book}.{self.uid}"
+        # ST keys activations and timed effects by `${entry.world}.${entry.uid}`: entries without
+        # a uid all become "<world>.undefined" (and a null uid "<world>.null").
+        self.js_key = f"{book}.{js_string(raw['uid']) if raw.get('uid') is not None else _absent(raw, 'uid')}"
         self.raw = raw
         keys = raw.get("key")
-        self.keys = [k if isinstance(k, str) else str(k) for k in keys] if isinstance(keys, list) else None
+        self.keys = [k if isinstance(k, str) else js_string(k) for k in keys] if isinstance(keys, list) else None
         secondary = raw.get("keysecondary")
-        self.secondary = [k if isinstance(k, str) else str(k) for k in secondary] if isinstance(secondary, list) else []
+        self.secondary = (
+            [k if isinstance(k, str) else js_string(k) for k in secondary] if isinstance(secondary, list) else []
+        )
         self.comment = raw.get("comment") if isinstance(raw.get("comment"), str) else ""
         content = raw.get("content") if isinstance(raw.get("content"), str) else ""
         self.decorators, self.content = parse_st_decorators(content)
         self.constant = _flag(raw, "constant")
         self.selective = _flag(raw, "selective")
         logic = raw.get("selectiveLogic")
-        self.selective_logic = logic if isinstance(logic, int) and not isinstance(logic, bool) else AND_ANY
-        self.order = _number(raw, "order", 100)
-        position = raw.get("position")
-        self.position = position if isinstance(position, int) and not isinstance(position, bool) else 0
-        self.disable = _flag(raw, "disable")
+        self.logic_raw = logic  # ST compares it with ===: "1" is no logic at all
+        self.selective_logic = _strict_int(logic)
+        self.order = _order(raw)
+        self.position_raw = raw.get("position")
+        self.position = _strict_int(self.position_raw)  # switch (===): null, "1" or 1.5 place nothing
+        self.disable = js_loosely_true(raw.get("disable"))  # `entry.disable == true`
+        self.quirks = _quirks(raw, self.keys or [])
         self.ignore_budget = _flag(raw, "ignoreBudget")
         self.exclude_recursion = _flag(raw, "excludeRecursion")
         self.prevent_recursion = _flag(raw, "preventRecursion")
@@ -252,13 +302,15 @@ class STEntry:
             self.delay_until_recursion = delay_level
         else:
             self.delay_until_recursion = 0
-        self.probability = _number(raw, "probability", None)
+        # `probability === 100` skips the roll (no random number drawn); `roll <= probability` coerces.
+        self.probability = js_number(raw["probability"]) if "probability" in raw else math.nan
+        self.probability_exact_100 = _strict_int(raw.get("probability")) == 100
         self.use_probability = _flag(raw, "useProbability")
         self.depth = _number(raw, "depth", None)
         self.outlet = raw.get("outletName") if isinstance(raw.get("outletName"), str) else ""
         self.group = raw.get("group") if isinstance(raw.get("group"), str) else ""
         self.group_override = _flag(raw, "groupOverride")
-        self.group_weight = _number(raw, "groupWeight", None)
+        self.group_weight = raw.get("groupWeight")  # summed with JS `+`: strings concatenate
         scan_depth = raw.get("scanDepth")
         self.scan_depth = (
             scan_depth if isinstance(scan_depth, int | float) and not isinstance(scan_depth, bool) else None
@@ -291,7 +343,7 @@ class STEntry:
 
     @property
     def state_key(self) -> str:
-        return f"{self.book}.{self.uid}"
+        return self.js_key
 
 
 def js_object_values_order(entries: dict[str, Any]) -> list[tuple[str, Any]]:
@@ -322,6 +374,8 @@ class STPool:
     no_match: list[LogRecord] = field(default_factory=list)
     by_seq: list[STEntry] = field(default_factory=list)  # the entries in load order
     unusual: list[STEntry] = field(default_factory=list)  # entries a check other than keys can stop
+    quirky: list[STEntry] = field(default_factory=list)  # entries with a trace note (STEntry.quirks)
+    shared_keys: bool = False  # two entries share `${world}.${uid}` (e.g. no uid: "w.undefined")
 
 
 class SillyTavernProfile(Profile):
@@ -367,7 +421,7 @@ class SillyTavernProfile(Profile):
                     groups[book.kind].append(entry)
 
         def by_order(items: list[STEntry]) -> list[STEntry]:
-            return sorted(items, key=lambda e: -(e.order if e.order is not None else 100))
+            return sorted(items, key=lambda e: -e.order)
 
         if settings.character_strategy == 0:
             rest = by_order(groups["character"] + groups["global"])
@@ -411,13 +465,16 @@ class SillyTavernProfile(Profile):
             if entry.scan_depth is not None and entry.scan_depth > pool.max_scan_depth:
                 pool.max_scan_depth = int(min(entry.scan_depth, MAX_SCAN_DEPTH))
         pool.levels.sort()
+        pool.shared_keys = len({e.state_key for e in ordered}) < len(ordered)
+        pool.quirky = [e for e in ordered if e.quirks]
+        index.build()
         pool.by_seq = sorted(ordered, key=lambda e: e.seq)
         pool.no_match = [LogRecord(e.entry_id, e.title, False, Reason.NO_MATCH) for e in pool.by_seq]
         return pool
 
     def _key_id(self, pool: STPool, key: str, cs: bool, ww: bool) -> int | None:
         """A KeyIndex id, or None when the key needs the exact path (regex, macro, empty, odd)."""
-        needle = key.strip()
+        needle = js_trim(key)
         if (
             not needle
             or "{{" in key
@@ -443,6 +500,11 @@ class SillyTavernProfile(Profile):
             if all(f in "gimsuy" for f in flags) and len(set(flags)) == len(flags) and not unescaped_slash:
                 try:
                     compiled = compile_js(pattern.replace("\\/", "/", 1), flags)
+                except JSSyntaxError as exc:
+                    compiled = None  # new RegExp throws, parseRegexFromString returns null: plain text
+                    message = f"regex key {key!r}: JavaScript rejects it ({exc}); ST matches it as plain text"
+                    if message not in pool.warnings:
+                        pool.warnings.append(message)
                 except Untranslatable as exc:
                     compiled = UNUSABLE
                     message = f"regex key {key!r} cannot be used ({exc}); counted as no match"

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from ..jsvalue import js_trim
+from ..keyindex import is_multi_word
 from .sillytavern import STEntry
 from .st_scan import STScan
 
@@ -17,7 +19,7 @@ class ReferenceScan(STScan):
     """``STScan`` with the key index switched off: no candidates, no automaton."""
 
     def candidates(self, scan_state: int, done: set[int], failed: set[int]) -> list[int]:
-        return [i for i in range(len(self.pool.entries)) if i not in done and i not in failed]
+        return self.not_taken([i for i in range(len(self.pool.entries)) if i not in done and i not in failed])
 
     def key_matches(
         self,
@@ -30,17 +32,18 @@ class ReferenceScan(STScan):
         text = self.text_for(entry, scan_state)
         out: list[tuple[str, str | None]] = []
         for key in keys:
-            needle = self.chat.substitute(key).strip()
-            if not needle:
+            substituted = self.chat.substitute(key)
+            if not substituted:
                 out.append((key, None))
                 continue
+            needle = js_trim(substituted)  # " " trims to "", which matches every text (as in ST)
             if self.profile.parse_regex_key(self.pool, needle) is not None:
                 out.append((key, "scan text" if self.match_key(entry, needle, text) else None))
                 continue
             cs = entry.case_sensitive if entry.case_sensitive is not None else self.settings.case_sensitive
             ww = entry.match_whole_words if entry.match_whole_words is not None else self.settings.match_whole_words
             haystack, pattern = (text, needle) if cs else (text.lower(), needle.lower())
-            if ww and len(pattern.split()) == 1:
+            if ww and not is_multi_word(pattern):
                 # (?:^|\W)(key)(?:$|\W) with JavaScript's ASCII \W
                 found = re.search(r"(?:^|[^A-Za-z0-9_])(" + re.escape(pattern) + r")(?:$|[^A-Za-z0-9_])", haystack)
                 hit = found is not None

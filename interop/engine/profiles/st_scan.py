@@ -9,10 +9,12 @@ widening, delayed recursion levels, timed effects and the request log.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from typing import Any
 
-from ..chat import Chat
+from ..chat import Chat, Message
 from ..jsregex import JSRegex
+from ..jsvalue import js_add, js_less_equal, js_number, js_trim
 from ..keyindex import plain_match
 from ..result import Activation, LogRecord, Reason, Result
 from ..state import ChatState
@@ -40,6 +42,19 @@ from .sillytavern import (
 )
 
 
+def scanned_messages(chat: Chat) -> list[Message]:
+    """The messages ST's ``Generate`` (public/script.js) hands to ``checkWorldInfo``: "regenerate"
+    first deletes a last message that is not the user's; system messages are left out of
+    ``coreChat``; "swipe" then pops the reply being swiped (``coreChat.pop()``)."""
+    messages = list(chat.messages)
+    if chat.generation_type == "regenerate" and messages and messages[-1].role != "user":
+        messages.pop()
+    visible = [m for m in messages if m.role != "system"]
+    if chat.generation_type == "swipe" and visible:
+        visible.pop()
+    return visible
+
+
 class _Hits:
     """Where each key id occurs in the scan segments."""
 
@@ -50,6 +65,112 @@ class _Hits:
         self.sources: set[str] = set()
         self.injects = False
         self.recursion = False
+
+
+def _assembly_order(entries: Iterable[STEntry]) -> list[STEntry]:
+    """Assembly walks the entries by order descending (sortFn, stable); every position list is
+    built with ``unshift`` (so it ends up ascending) except the outlets, built with ``push``
+    (highest order first). The flat list keeps the ascending sequence; the slots held by one
+    outlet's entries are refilled in that outlet's own (descending) order."""
+    ascending = sorted(entries, key=lambda e: -e.order)
+    ascending.reverse()
+    outlets: dict[str, list[STEntry]] = {}
+    for entry in ascending:
+        if entry.position == 7:
+            outlets.setdefault(entry.outlet, []).append(entry)
+    if not outlets:
+        return ascending
+    queues = {name: list(reversed(members)) for name, members in outlets.items()}
+    return [queues[e.outlet].pop(0) if e.position == 7 else e for e in ascending]
+
+
+class _Groups:
+    """The steps of ``filterByInclusionGroups`` over one pass's candidates (``new``, edited in place)."""
+
+    def __init__(self, scan: STScan, new: list[STEntry], step: int) -> None:
+        self.scan = scan
+        self.new = new
+        self.step = step
+
+    def remove(self, entry: STEntry, why: str) -> None:
+        """JS ``splice(indexOf(x), 1)``: an entry removed twice (two groups) takes the LAST
+        element with it, as in ST."""
+        if not self.new:
+            return
+        position = self.new.index(entry) if entry in self.new else -1
+        victim = self.new.pop(position)
+        detail = why if victim is entry else f"{why} (ST removal quirk)"
+        self.scan._record(
+            victim.index, LogRecord(victim.entry_id, victim.title, False, Reason.GROUP_LOST, detail, self.step)
+        )
+
+    def timed_effects(self, name: str, group: list[STEntry]) -> bool:
+        """``filterGroupsByTimedEffects``: sticky members win; cooldown/delay members go. True if sticky."""
+        scan = self.scan
+        stickies = [e for e in group if scan.is_active("sticky", e)]
+        for entry in group:
+            if stickies and entry not in stickies:
+                self.remove(entry, f"group {name!r}: a sticky member wins")
+        for entry in group:
+            if scan.is_active("cooldown", entry) or scan.is_active("delay", entry):
+                self.remove(entry, f"group {name!r}: member on cooldown/delay")
+        return bool(stickies)
+
+    def scoring(self, name: str, group: list[STEntry], scan_state: int) -> None:
+        """``filterGroupsByScoring``: scored members below the best score go."""
+        default = self.scan.settings.use_group_scoring
+        if not default and not any(e.use_group_scoring for e in group):
+            return
+        scores = [self.scan.score(e, scan_state) for e in group]
+        best = max(scores)
+        i = 0
+        while i < len(group):
+            scored = group[i].use_group_scoring
+            if (scored if scored is not None else default) and scores[i] < best:
+                self.remove(group[i], f"group {name!r}: score {scores[i]} < {best}")
+                del group[i]
+                del scores[i]
+                continue
+            i += 1
+
+    def pick_winner(self, name: str, group: list[STEntry], activated: dict[str, STEntry]) -> None:
+        """Already activated group, single member, ``groupOverride`` by order, else the weighted roll."""
+        if any(e.group == name for e in activated.values()):
+            for entry in group:
+                self.remove(entry, f"group {name!r} already has an activated entry")
+            return
+        if len(group) <= 1:
+            return
+        prios = sorted((e for e in group if e.group_override), key=lambda e: -e.order)
+        if prios:
+            for entry in group:
+                if entry is not prios[0]:
+                    self.remove(entry, f"group {name!r}: {prios[0].entry_id} has groupOverride and the highest order")
+            return
+        winner, note = self.roll(group)
+        if winner is None:
+            return
+        for entry in group:
+            if entry is not winner:
+                self.remove(entry, f"group {name!r}: weighted roll won by {winner.entry_id}{note}")
+
+    def roll(self, group: list[STEntry]) -> tuple[STEntry | None, str]:
+        """The weighted roll with JavaScript arithmetic: ``acc + (groupWeight ?? 100)``, so a string
+        weight concatenates ("30" then 100 gives "30100"), and ``roll <= running`` coerces it back."""
+        weights = [e.group_weight if e.group_weight is not None else DEFAULT_WEIGHT for e in group]
+        total: Any = 0
+        for weight in weights:
+            total = js_add(total, weight)
+        note = ""
+        if isinstance(total, str):
+            note = f" (string groupWeight: ST concatenates the weights, total {total!r})"
+        roll = self.scan.rng.random() * js_number(total)
+        running: Any = 0
+        for entry, weight in zip(group, weights, strict=True):
+            running = js_add(running, weight)
+            if js_less_equal(roll, running):
+                return entry, note
+        return None, note
 
 
 class STScan:
@@ -72,10 +193,10 @@ class STScan:
         self.state = state
         self.rng = rng
         self.tokenizer = tokenizer
-        visible = [m for m in chat.messages if m.role != "system"]
+        visible = scanned_messages(chat)
         self.chat_length = len(visible)
         texts = [f"{m.name}: {m.text}" if settings.include_names else m.text for m in reversed(visible)]
-        self.messages = [t.strip() for t in texts[:MAX_SCAN_DEPTH]]
+        self.messages = [js_trim(t) for t in texts[:MAX_SCAN_DEPTH]]
         character = chat.character
         self.source_text = {
             "persona": chat.persona_description,
@@ -96,6 +217,7 @@ class STScan:
         self.sticky_indexes: list[int] = []
         self.timed_out: set[str] = set()  # regex keys that hit the time limit in this run
         self.overflowed = False
+        self.activated_keys: dict[str, STEntry] = {}
         self._scan_static()
 
     # ---- segments and key hits ------------------------------------------------------
@@ -202,12 +324,13 @@ class STScan:
                 out.append((key, self._where(entry, kid, scan_state)))
                 continue
             substituted = self.chat.substitute(key)
-            if not substituted or not substituted.strip():
+            if not substituted:
                 out.append((key, None))
                 continue
             if text_cache[0] is None:
                 text_cache[0] = self.text_for(entry, scan_state)
-            hit = self.match_key(entry, substituted.strip(), text_cache[0])
+            # A key of " " trims to "" and matches every scan text, as in ST (matchKeys).
+            hit = self.match_key(entry, js_trim(substituted), text_cache[0])
             out.append((key, "scan text" if hit else None))
         return out
 
@@ -337,11 +460,12 @@ class STScan:
         key, where = first
         if not (entry.selective and entry.secondary):
             return True, LogRecord(entry.entry_id, entry.title, True, Reason.KEY_MATCH, "primary key", step, key, where)
-        logic = entry.selective_logic
+        # `selectiveLogic ?? 0`, then compared with ===: a string such as "1" matches no logic.
+        logic = AND_ANY if entry.logic_raw is None else entry.selective_logic
         secondary = self.key_matches(entry, entry.secondary, entry.fast_secondary, scan_state, cache)
         matched = [k for k, w in secondary if w is not None]
         missing = [k for k, w in secondary if w is None]
-        name = LOGIC_NAMES.get(logic, str(logic))
+        name = LOGIC_NAMES.get(logic, f"selectiveLogic {entry.logic_raw!r} (no logic: ST compares with ===)")
         ok = (
             (logic == AND_ANY and bool(matched))
             or (logic == NOT_ALL and bool(missing))
@@ -364,20 +488,22 @@ class STScan:
     # ---- inclusion groups (sillytavern.md §7 step 6) ---------------------------------
 
     def score(self, entry: STEntry, scan_state: int) -> int:
-        """``getScore``: raw keys (no macro substitution) matched on the entry's text."""
-        text = self.text_for(entry, scan_state)
+        """``getScore``: raw keys (no macro substitution, no trim) matched on the entry's text.
+        Secondary hits count only for a ``selectiveLogic`` that is exactly 0 (AND_ANY) or 3 (AND_ALL):
+        the switch has no default, so a missing logic scores the primary keys alone."""
         if not entry.keys:
             return 0
+        text = self.text_for(entry, scan_state)
         primary = sum(1 for k in entry.keys if self.match_key(entry, k, text))
+        if not entry.secondary or entry.selective_logic not in (AND_ANY, AND_ALL):
+            return primary
         secondary = sum(1 for k in entry.secondary if self.match_key(entry, k, text))
-        if entry.secondary:
-            if entry.selective_logic == AND_ANY:
-                return primary + secondary
-            if entry.selective_logic == AND_ALL:
-                return primary + secondary if secondary == len(entry.secondary) else primary
+        if entry.selective_logic == AND_ANY or secondary == len(entry.secondary):
+            return primary + secondary
         return primary
 
     def filter_groups(self, new: list[STEntry], activated: dict[str, STEntry], scan_state: int, step: int) -> None:
+        """``filterByInclusionGroups``: timed effects, scoring, then one winner per group."""
         grouped: dict[str, list[STEntry]] = {}
         for entry in new:
             if entry.group:
@@ -385,80 +511,14 @@ class STScan:
                     grouped.setdefault(name, []).append(entry)
         if not grouped:
             return
-
-        def remove(entry: STEntry, why: str) -> None:
-            # JS splice(indexOf(x), 1): an entry removed twice (two groups) takes the LAST
-            # element with it, as in ST.
-            position = new.index(entry) if entry in new else -1
-            if new:
-                victim = new.pop(position)
-                self._record(
-                    victim.index,
-                    LogRecord(
-                        victim.entry_id,
-                        victim.title,
-                        False,
-                        Reason.GROUP_LOST,
-                        why if victim is entry else f"{why} (ST removal quirk)",
-                        step,
-                    ),
-                )
-
-        has_sticky: dict[str, bool] = {}
+        groups = _Groups(self, new, step)
+        has_sticky = {name: groups.timed_effects(name, group) for name, group in grouped.items()}
         for name, group in grouped.items():
-            stickies = [e for e in group if self.is_active("sticky", e)]
-            has_sticky[name] = bool(stickies)
-            for entry in group:
-                if stickies and entry not in stickies:
-                    remove(entry, f"group {name!r}: a sticky member wins")
-            for entry in group:
-                if self.is_active("cooldown", entry) or self.is_active("delay", entry):
-                    remove(entry, f"group {name!r}: member on cooldown/delay")
+            if not has_sticky[name]:
+                groups.scoring(name, group, scan_state)
         for name, group in grouped.items():
-            if not self.settings.use_group_scoring and not any(e.use_group_scoring for e in group):
-                continue
-            if has_sticky[name]:
-                continue
-            scores = [self.score(e, scan_state) for e in group]
-            best = max(scores)
-            i = 0
-            while i < len(group):
-                scored = group[i].use_group_scoring
-                if (scored if scored is not None else self.settings.use_group_scoring) and scores[i] < best:
-                    remove(group[i], f"group {name!r}: score {scores[i]} < {best}")
-                    del group[i]
-                    del scores[i]
-                    continue
-                i += 1
-        for name, group in grouped.items():
-            if has_sticky[name]:
-                continue
-            if any(e.group == name for e in activated.values()):
-                for entry in group:
-                    remove(entry, f"group {name!r} already has an activated entry")
-                continue
-            if len(group) <= 1:
-                continue
-            prios = sorted((e for e in group if e.group_override), key=lambda e: -(e.order or 0))
-            if prios:
-                for entry in group:
-                    if entry is not prios[0]:
-                        remove(entry, f"group {name!r}: {prios[0].entry_id} has groupOverride and the highest order")
-                continue
-            total = sum(e.group_weight if e.group_weight is not None else DEFAULT_WEIGHT for e in group)
-            roll = self.rng.random() * total
-            running = 0.0
-            winner = None
-            for entry in group:
-                running += entry.group_weight if entry.group_weight is not None else DEFAULT_WEIGHT
-                if roll <= running:
-                    winner = entry
-                    break
-            if winner is None:
-                continue
-            for entry in group:
-                if entry is not winner:
-                    remove(entry, f"group {name!r}: weighted roll won by {winner.entry_id}")
+            if not has_sticky[name]:
+                groups.pick_winner(name, group, activated)
 
     # ---- the scan loop (sillytavern.md §7 steps 5-8) ---------------------------------
 
@@ -471,7 +531,13 @@ class STScan:
             for i in self.pool.primary_of.get(kid, ()):
                 if i not in found and self._where(self.pool.entries[i], kid, scan_state) is not None:
                     found.add(i)
-        return sorted(i for i in found if i not in done and i not in failed)
+        return self.not_taken(sorted(i for i in found if i not in done and i not in failed))
+
+    def not_taken(self, indexes: list[int]) -> list[int]:
+        """ST skips an entry whose `${world}.${uid}` is already activated, whichever entry set it."""
+        if not self.pool.shared_keys:
+            return indexes
+        return [i for i in indexes if self.pool.entries[i].state_key not in self.activated_keys]
 
     def run(self) -> Result:
         s = self.settings
@@ -485,6 +551,7 @@ class STScan:
         scan_state = INITIAL
         count = 0
         activated: dict[str, STEntry] = {}
+        self.activated_keys = activated
         done: set[int] = set()
         failed: set[int] = set()
         all_text = ""
@@ -563,9 +630,21 @@ class STScan:
                 self.overflowed = True
                 self._skip(entry, Reason.BUDGET, f"would reach the budget of {budget} tokens", step)
                 continue
-            activated[entry.state_key] = entry
+            self._activate(entry, activated, step)
             done.add(entry.index)
         return contents
+
+    def _activate(self, entry: STEntry, activated: dict[str, STEntry], step: int) -> None:
+        """``allActivatedEntries.set(`${world}.${uid}`, entry)``: entries sharing that key (e.g. all
+        entries without a uid, "w.undefined") overwrite each other; the last one set survives."""
+        previous = activated.get(entry.state_key)
+        if previous is not None and previous is not entry:
+            detail = (
+                f"replaced by {entry.entry_id}: both are {entry.state_key!r} in ST's activation map "
+                "(its content still counted toward the budget and recursion)"
+            )
+            self._skip(previous, Reason.DUPLICATE_KEY, detail, step)
+        activated[entry.state_key] = entry
 
     def _next_state(self, scan_state: int, recursable: bool, active: int) -> int:
         """Recursion, then min-activation widening (sillytavern.md §7 step 8); 0 = stop."""
@@ -601,30 +680,21 @@ class STScan:
         return self.tokenizer.count(text + addition)
 
     def _probability(self, entry: STEntry) -> bool:
-        if not entry.use_probability or entry.probability == 100:
+        if not entry.use_probability or entry.probability_exact_100:
             return True
         if self.is_active("sticky", entry):
             return True
-        probability = entry.probability if entry.probability is not None else float("nan")
-        return self.rng.random() * 100 <= probability
+        return self.rng.random() * 100 <= entry.probability  # NaN (missing, junk) never passes
 
     def _result(self, activated: dict[str, STEntry], budget: int, steps: int) -> Result:
         result = Result("sillytavern", budget=budget, steps=steps, turn=len(self.chat.messages))
-        ordered = sorted(activated.values(), key=lambda e: -(e.order if e.order is not None else 100))
-        ordered.reverse()
+        # Assembly walks the entries by order descending (sortFn); every list but the outlets
+        # is built with unshift (so ends up ascending), the outlets with push (descending).
+        placed = _assembly_order(activated.values())
         used = 0
-        for entry in ordered:
+        for entry in placed:
             content = self.chat.substitute(entry.content)
-            # Fired but placed nowhere, as in ST's assembly (sillytavern.md §7 step 9).
-            unplaced = (
-                "empty content"
-                if not content
-                else "outlet position without an outlet name"
-                if entry.position == 7 and not entry.outlet
-                else f"unknown position {entry.position}"
-                if entry.position not in POSITIONS
-                else None
-            )
+            unplaced = self._unplaced(entry, content)
             if unplaced:
                 record = self.records.get(entry.index)
                 if record is not None:
@@ -632,23 +702,7 @@ class STScan:
                 continue
             tokens = self.tokenizer.count(content)
             used += tokens
-            position = POSITIONS[entry.position]
-            at_depth = entry.position == 4
-            result.activated.append(
-                Activation(
-                    entry.entry_id,
-                    entry.title,
-                    content,
-                    position,
-                    entry.order,
-                    int(entry.depth if entry.depth is not None else DEFAULT_DEPTH) if at_depth else None,
-                    ROLES.get(entry.role if entry.role is not None else 0, "system") if at_depth else None,
-                    entry.outlet if entry.position == 7 else None,
-                    tokens,
-                    entry.uid,
-                    tuple(entry.keys or ()),
-                )
-            )
+            result.activated.append(self._activation(entry, content, tokens))
         result.tokens_used = used
         # The log lists entries in load order (book, then file order), not in scan order.
         log = list(self.pool.no_match)  # by load order; most entries simply did not match
@@ -657,9 +711,45 @@ class STScan:
         by_index = self.pool.entries
         for index, record in self.records.items():
             log[by_index[index].seq] = record
+        for entry in self.pool.quirky:
+            record = log[entry.seq]
+            if record.fired:
+                record.detail = (record.detail + "; " if record.detail else "") + entry.quirks
         result.log = log
         result.warnings = self.warnings
         return result
+
+    @staticmethod
+    def _unplaced(entry: STEntry, content: str) -> str | None:
+        """Why assembly places a fired entry nowhere (sillytavern.md §7 step 9), or None."""
+        if not content:
+            return "empty content"
+        if entry.position == 7 and not entry.outlet:
+            return "outlet position without an outlet name"
+        if entry.position_raw is None:
+            # switch (entry.position) has no case for undefined/null and no default that places it.
+            return "no position (missing or null: ST's assembly switch matches no case)"
+        if entry.position not in POSITIONS:
+            return f"unknown position {entry.position_raw!r}"
+        return None
+
+    def _activation(self, entry: STEntry, content: str, tokens: int) -> Activation:
+        position = entry.position
+        assert position is not None
+        at_depth = position == 4
+        return Activation(
+            entry.entry_id,
+            entry.title,
+            content,
+            POSITIONS[position],
+            entry.order,
+            int(entry.depth if entry.depth is not None else DEFAULT_DEPTH) if at_depth else None,
+            ROLES.get(entry.role if entry.role is not None else 0, "system") if at_depth else None,
+            entry.outlet if position == 7 else None,
+            tokens,
+            entry.uid,
+            tuple(entry.keys or ()),
+        )
 
     def _explain(self, entry: STEntry) -> LogRecord:
         """Why an entry that never became a candidate did not fire."""
