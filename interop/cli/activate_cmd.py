@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from typing import Any
 
 import click
 
-from ..engine import PROFILES, get_profile, load_books, load_chat, simulate
+from ..engine import PROFILES, load_books, load_chat, simulate
 from ..engine.result import Result
+from ..engine.sidebyside import setting_names, settings_with
 from ..errors import InteropError
 
 
@@ -54,8 +54,7 @@ def _print_log(result: Result) -> None:
 
 def profile_settings(platform: str, overrides: tuple[str, ...]) -> Any:
     """The profile's default settings with ``NAME=VALUE`` overrides (VALUE parsed as JSON, else text)."""
-    settings = get_profile(platform).default_settings()
-    known = {f.name for f in dataclasses.fields(settings)}
+    known = setting_names(platform)
     changes: dict[str, Any] = {}
     for item in overrides:
         name, sep, raw = item.partition("=")
@@ -67,8 +66,8 @@ def profile_settings(platform: str, overrides: tuple[str, ...]) -> Any:
             value = json.loads(raw)
         except json.JSONDecodeError:
             value = raw
-        changes[name] = tuple(value) if isinstance(value, list) else value
-    return dataclasses.replace(settings, **changes)
+        changes[name] = value
+    return settings_with(platform, changes)
 
 
 @click.command("activate")

@@ -146,18 +146,40 @@ def member_names(data: bytes, *, limits: Limits = DEFAULT_LIMITS) -> list[str] |
         return None
 
 
-def read_charx(data: bytes, *, limits: Limits = DEFAULT_LIMITS, filename: str | None = None) -> CharxArchive:
-    """Unpack a CHARX safely. Raises FormatError, CorruptInputError, UnsafeInputError or LimitExceededError."""
+def _open_zip(data: bytes, limits: Limits, filename: str | None) -> zipfile.ZipFile:
     if not find_zip(data):
         raise FormatError("not a zip archive (nor a JPEG followed by one)", file=filename)
     _check_entry_count(data, limits, filename)
     try:
-        zf = zipfile.ZipFile(io.BytesIO(data))
+        return zipfile.ZipFile(io.BytesIO(data))
     except zipfile.BadZipFile as exc:
         raise CorruptInputError(f"zip archive is truncated or damaged ({exc})", file=filename) from None
     except _ZIP_ERRORS as exc:
         raise CorruptInputError(f"unreadable zip central directory ({exc})", file=filename) from None
-    with zf:
+
+
+def unpack_zip(data: bytes, *, limits: Limits = DEFAULT_LIMITS, filename: str | None = None) -> dict[str, bytes]:
+    """Every file member of any zip (a bundle of cards), with exactly the checks ``read_charx`` makes.
+
+    Directory entries are skipped. Raises FormatError, CorruptInputError,
+    UnsafeInputError or LimitExceededError.
+    """
+    with _open_zip(data, limits, filename) as zf:
+        infos, compressed = _checked_infos(zf, limits, filename)
+        members: dict[str, bytes] = {}
+        total = 0
+        for info in infos:
+            if info.is_dir():
+                continue
+            content = _inflate(zf, info, compressed[info.filename], limits, total, filename)
+            total += len(content)
+            members[info.filename] = content
+    return members
+
+
+def read_charx(data: bytes, *, limits: Limits = DEFAULT_LIMITS, filename: str | None = None) -> CharxArchive:
+    """Unpack a CHARX safely. Raises FormatError, CorruptInputError, UnsafeInputError or LimitExceededError."""
+    with _open_zip(data, limits, filename) as zf:
         infos, compressed = _checked_infos(zf, limits, filename)
         _require_card_json([i.filename for i in infos], filename)
         archive = CharxArchive(card_raw=b"", members={}, order=[])

@@ -171,11 +171,21 @@ def load_chat(path: str | Path) -> Chat:
     """Read a chat JSONL file (see the module docstring for the format)."""
     file = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8-sig")
+        data = Path(path).read_bytes()
     except OSError as exc:
         raise CorruptInputError(exc.strerror or "cannot read chat file", file=file) from None
-    except UnicodeDecodeError:
-        raise CorruptInputError("chat file is not UTF-8", file=file) from None
+    return chat_from_jsonl(data, file=file)
+
+
+def chat_from_jsonl(data: bytes | str, *, file: str | None = None) -> Chat:
+    """Parse chat JSON Lines (bytes must be UTF-8; a BOM is allowed)."""
+    if isinstance(data, bytes):
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise CorruptInputError("chat file is not UTF-8", file=file) from None
+    else:
+        text = data.removeprefix("\ufeff")
     records = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
