@@ -29,9 +29,16 @@ class Upload:
     data: bytes
 
 
+# Browsers percent-encode exactly these three in multipart file names (WHATWG HTML, "multipart/form-data").
+_BROWSER_ESCAPES = {"%22": '"', "%0D": "\r", "%0A": "\n"}
+
+
 def safe_name(raw: str | None, fallback: str = "upload") -> str:
     """A client-supplied name as a plain base name: no directories, no control or shell-special characters."""
-    text = unicodedata.normalize("NFKC", raw or "")
+    text = raw or ""
+    for escape, char in _BROWSER_ESCAPES.items():
+        text = text.replace(escape, char)
+    text = unicodedata.normalize("NFKC", text)
     text = _CONTROL.sub("", text).replace("\\", "/").rsplit("/", 1)[-1]
     text = _UNSAFE.sub("_", text).strip(" ._")
     if len(text) > 120:
