@@ -80,6 +80,7 @@ class BodyLimit:
             if not message.get("more_body", False):
                 break
         body = b"".join(chunks)
+        scope.setdefault("state", {})["body_bytes"] = len(body)  # request.state.body_bytes
         sent = False
 
         async def replay() -> Message:
