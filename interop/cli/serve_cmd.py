@@ -47,5 +47,6 @@ def command(host: str, port: int, db: str | None, token: str | None, workers: in
         workers=workers,
         log_level="warning",
         server_header=False,
+        timeout_graceful_shutdown=5,
         proxy_headers=False,
     )
