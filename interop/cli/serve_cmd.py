@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import click
 
 from .common import db_option
@@ -30,23 +28,15 @@ def command(host: str, port: int, db: str | None, token: str | None, workers: in
 
     Uploaded files are never stored, except those sent to the catalog (POST /api/v1/migrations).
     """
-    import uvicorn
-
+    from ..errors import InteropError
     from ..limits import MiB
-    from ..service.config import ENV_CONFIG, ServiceConfig, check_binding
+    from ..service.config import ServiceConfig, check_binding
+    from ..service.runner import serve
 
     check_binding(host, token)
     config = ServiceConfig(db=db, token=token, max_upload_bytes=max_upload_mb * MiB)
-    os.environ[ENV_CONFIG] = config.to_env()  # every worker process builds its app from it
     click.echo(f"interop: serving on http://{host}:{port}/ (API docs at /docs)", err=True)
-    uvicorn.run(
-        "interop.service.app:app_from_env",
-        factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        log_level="warning",
-        server_header=False,
-        timeout_graceful_shutdown=5,
-        proxy_headers=False,
-    )
+    try:
+        serve(config, host, port, workers)
+    except OSError as exc:
+        raise InteropError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
