@@ -11,6 +11,7 @@ can answer ``GET /migrations/{id}``; one migration runs at a time per process.
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import threading
 import time
@@ -61,9 +62,28 @@ def load_job(catalog: Catalog, job_id: str) -> dict[str, Any]:
     if not valid_job_id(job_id):
         raise CatalogError(f"no migration job {job_id!r}")
     try:
-        return json.loads(JobPaths.of(catalog).state(job_id).read_text("utf-8"))
+        return _checked(json.loads(JobPaths.of(catalog).state(job_id).read_text("utf-8")))
     except FileNotFoundError:
         raise CatalogError(f"no migration job {job_id!r}") from None
+
+
+def _checked(state: dict[str, Any]) -> dict[str, Any]:
+    """A job left queued or running by a server process that is gone will never finish: say so."""
+    if state.get("status") in ("queued", "running") and not _alive(state.get("pid")):
+        state = {**state, "status": "failed", "error": "interrupted: the server process running it stopped"}
+    return state
+
+
+def _alive(pid: Any) -> bool:
+    if not isinstance(pid, int):
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def recent_jobs(catalog: Catalog, limit: int = 20) -> list[dict[str, Any]]:
@@ -74,7 +94,7 @@ def recent_jobs(catalog: Catalog, limit: int = 20) -> list[dict[str, Any]]:
     jobs = []
     for path in files:
         try:
-            jobs.append(json.loads(path.read_text("utf-8")))
+            jobs.append(_checked(json.loads(path.read_text("utf-8"))))
         except (OSError, ValueError):
             continue
     return jobs
@@ -103,6 +123,7 @@ def start_job(
         "imported": 0,
         "failed": 0,
         "created": time.time(),
+        "pid": os.getpid(),
         "summary": None,
         "error": None,
     }

@@ -521,3 +521,12 @@ def test_shared_corpus_never_500(client: TestClient, shared_corpus: Path) -> Non
         for target in ("ccv3", "sillytavern-world"):
             response = client.post(f"/api/v1/convert?to={target}", files=upload(path))
             assert response.status_code in (200, 422), (path.name, target, response.text)
+
+
+def test_a_job_whose_server_stopped_reads_as_interrupted(client: TestClient, tmp_path: Path) -> None:
+    job = wait_job(client, migrate(client, [("a.json", ILSE.read_bytes())], to="ccv3").json()["id"])
+    state_file = next((tmp_path / "catalog.sqlite.data" / "service" / "jobs").glob("*.json"))
+    stale = {**job, "status": "running", "pid": 2**22 + 12345}  # above Linux's pid_max: no such process
+    state_file.write_text(json.dumps(stale))
+    again = client.get(f"/api/v1/migrations/{job['id']}").json()
+    assert again["status"] == "failed" and again["error"].startswith("interrupted")
