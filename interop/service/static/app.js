@@ -123,7 +123,10 @@ function showReport(node, report) {
   box.querySelector(".report-title").textContent =
     `${report.source.format} → ${report.target.format} (${report.target.platform}): ` +
     FATES.map((f) => `${counts[f]} ${f}`).join(", ") + (report.verified ? "" : " — not verified by reading back");
-  for (const item of report.items) {
+  // Worst first: what the target loses matters more than what it keeps.
+  const rank = (item) => ["lost", "approximated", "stashed", "translated", "kept"].indexOf(item.fate);
+  const items = report.items.map((item, i) => [rank(item), i, item]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  for (const [, , item] of items) {
     const row = el("tr", { class: "fate-" + item.fate },
       el("td", { class: "path", text: item.path }),
       el("td", {}, el("span", { class: "badge " + item.fate, text: item.fate })),
