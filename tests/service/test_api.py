@@ -530,3 +530,10 @@ def test_a_job_whose_server_stopped_reads_as_interrupted(client: TestClient, tmp
     state_file.write_text(json.dumps(stale))
     again = client.get(f"/api/v1/migrations/{job['id']}").json()
     assert again["status"] == "failed" and again["error"].startswith("interrupted")
+
+
+def test_unreachable_catalog_is_503_and_conversions_still_work(make_client: Any) -> None:
+    client = make_client(db="postgresql+psycopg://127.0.0.1:1/nothing?connect_timeout=2")
+    error = assert_error(client.get("/api/v1/catalog/stats"), 503, "cannot open the catalog")
+    assert "127.0.0.1:1" in (error["file"] or "")
+    assert client.post("/api/v1/convert?to=ccv2", files=upload(ILSE)).status_code == 200

@@ -22,6 +22,7 @@ from .conftest import ensure_chromium
 pytestmark = pytest.mark.browser
 
 SERAPHINA = SHARED_CORPUS / "cards-png" / "st_default_Seraphina.png"
+MIREI = PROJECT_CORPUS / "png" / "v3_both_st_order.png"  # ours: a CJK name, both ccv3 and chara chunks
 WORLD = SHARED_CORPUS / "st-worldinfo" / "st_Eldoria.json"
 CHATS = PROJECT_CORPUS / "chats"
 
@@ -75,14 +76,22 @@ def drop_file(page: object, selector: str, path: Path) -> None:
     page.dispatch_event(selector, "drop", {"dataTransfer": handle})  # type: ignore[attr-defined]
 
 
-def test_drop_convert_download_equals_cli(page: object, server: str, tmp_path: Path) -> None:
-    need(SERAPHINA)
+@pytest.mark.parametrize(
+    ("source", "name", "entries"),
+    [(SERAPHINA, "Seraphina", 4), (MIREI, "Mirei Hoshino 星野美玲", 3)],
+    ids=["shared-corpus-seraphina", "project-corpus-mirei"],
+)
+def test_drop_convert_download_equals_cli(
+    page: object, server: str, tmp_path: Path, source: Path, name: str, entries: int
+) -> None:
+    need(source)
     page.goto(server + "/")  # type: ignore[attr-defined]
-    drop_file(page, "#drop", SERAPHINA)
+    drop_file(page, "#drop", source)
     card = page.locator("article.doc").first  # type: ignore[attr-defined]
-    card.locator(".name", has_text="Seraphina").wait_for()
+    card.locator(".meta", has_text="lorebook entries").wait_for()  # the name shows the file name until then
+    assert card.locator(".name").inner_text() == name
     meta = card.locator(".meta").inner_text()
-    assert "png" in meta and "4 lorebook entries" in meta
+    assert "png" in meta and f"{entries} lorebook entries" in meta
     assert card.locator("img.picture").is_visible()
     page.select_option("#target", "risu-lorebook")  # type: ignore[attr-defined]
     card.locator("button.convert").click()
@@ -104,12 +113,12 @@ def test_drop_convert_download_equals_cli(page: object, server: str, tmp_path: P
     with page.expect_download() as info:  # type: ignore[attr-defined]
         card.locator("a.download").click()
     download = info.value
-    assert download.suggested_filename == "st_default_Seraphina.risu-lorebook.json"
+    assert download.suggested_filename == f"{source.stem}.risu-lorebook.json"
     got = tmp_path / "download.json"
     download.save_as(str(got))
 
     expected = tmp_path / "cli.json"
-    result = CliRunner().invoke(cli, ["convert", str(SERAPHINA), "--to", "risu-lorebook", "-o", str(expected), "-q"])
+    result = CliRunner().invoke(cli, ["convert", str(source), "--to", "risu-lorebook", "-o", str(expected), "-q"])
     assert result.exit_code == 0, result.output
     assert got.read_bytes() == expected.read_bytes()
 
@@ -141,8 +150,8 @@ def test_catalog_upload_search_and_history(page: object, server: str, tmp_path: 
 
     page.fill("#q", "seraphina")  # type: ignore[attr-defined]
     page.click("#search button[type=submit]")  # type: ignore[attr-defined]
+    page.locator('#items[data-query="seraphina"]').wait_for()  # type: ignore[attr-defined]
     rows = page.locator("#items tbody tr")  # type: ignore[attr-defined]
-    rows.filter(has_text="Seraphina").first.wait_for()
     found = {tuple(rows.nth(i).locator("td").all_inner_texts()[:2]) for i in range(rows.count())}
     assert ("card:1", "Seraphina") in found
     assert all("seraphina" in " ".join(r).lower() or r[0].startswith("book:") for r in found), found
@@ -151,13 +160,15 @@ def test_catalog_upload_search_and_history(page: object, server: str, tmp_path: 
     word = next(w for e in world["entries"].values() for w in e["content"].split() if w.isalpha() and len(w) > 6)
     page.fill("#q", word)  # type: ignore[attr-defined]
     page.click("#search button[type=submit]")  # type: ignore[attr-defined]
-    page.locator("#entry-hits li").first.wait_for()  # type: ignore[attr-defined]
+    page.locator(f'#items[data-query="{word}"]').wait_for()  # type: ignore[attr-defined]
+    hits = page.locator("#entry-hits li")  # type: ignore[attr-defined]
+    assert hits.count() > 0 and word.lower() in hits.first.inner_text().lower()
     page.screenshot(path=str(tmp_path / "catalog.png"), full_page=True)  # type: ignore[attr-defined]
 
     page.fill("#q", "seraphina")  # type: ignore[attr-defined]
     page.click("#search button[type=submit]")  # type: ignore[attr-defined]
-    rows.filter(has_text="Seraphina").first.wait_for()
-    rows.first.locator("a").click()
+    page.locator('#items[data-query="seraphina"]').wait_for()  # type: ignore[attr-defined]
+    rows.filter(has_text="Seraphina").first.locator("a").click()
     history = page.locator("#history tbody tr")  # type: ignore[attr-defined]
     history.first.wait_for()
     targets = {history.nth(i).locator("td").first.inner_text() for i in range(history.count())}

@@ -152,13 +152,16 @@ function applyFilter(box) {
 function initCatalog() {
   const search = document.getElementById("search");
   let page = 1;
+  let latest = 0; // answers can arrive out of order: only the newest search fills the table
   const load = async () => {
+    const mine = ++latest;
     const params = new URLSearchParams({ page: String(page), kind: document.getElementById("kind").value });
     const q = document.getElementById("q").value.trim();
     const platform = document.getElementById("platform").value;
     if (q) params.set("q", q);
     if (platform) params.set("platform", platform);
     const data = await call("/catalog/items?" + params);
+    if (mine !== latest) return;
     const body = document.querySelector("#items tbody");
     body.replaceChildren();
     for (const item of data.items) {
@@ -183,6 +186,7 @@ function initCatalog() {
         " " + (hit.name || "") + " — keys: " + hit.keys + " — " + hit.snippet));
     }
     hits.hidden = !data.entries.length;
+    document.getElementById("items").dataset.query = q; // what the table now shows (tests wait on it)
   };
   const loadStats = async () => {
     const s = await call("/catalog/stats");
