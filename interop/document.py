@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .model import Card, Lorebook
-from .model.versions import spec_of, to_v3
+from .model.versions import as_displayed
 
 Kind = Literal["card", "lorebook"]
 
@@ -47,16 +47,15 @@ class Document:
             return self.lorebook
         if self.card is None:
             return None
-        book = self.card.data.character_book
-        if book is None and spec_of(self.card) == "v1" and isinstance(self.card.get_extra("extensions"), dict):
-            # A V1 file written by interop keeps the higher-version card (and its book) in its stash.
-            book = to_v3(self.card).data.character_book
-        return book
+        # A V1 file written by interop keeps the higher-version card (and its book) in its stash.
+        return as_displayed(self.card).data.character_book
 
     @property
     def title(self) -> str | None:
-        if self.card is not None and isinstance(self.card.data.name, str):
-            return self.card.data.name
+        if self.card is not None:
+            name = as_displayed(self.card).data.name
+            if isinstance(name, str):
+                return name
         book = self.book
         if book is not None and isinstance(book.name, str):
             return book.name

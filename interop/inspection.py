@@ -9,15 +9,16 @@ from typing import Any
 
 from .document import Document
 from .formats.registry import get_format
+from .model.versions import as_displayed, spec_label
 
 
 def summarize(doc: Document, file: str) -> dict[str, Any]:
     """Format, kind, spec, name, creator, entry/asset counts, container parts, platform facts, warnings."""
     info: dict[str, Any] = {"file": file, "format": doc.format, "kind": doc.kind}
     if doc.card is not None:
-        card, data = doc.card, doc.card.data
+        card, data = doc.card, as_displayed(doc.card).data
         info.update(
-            spec=card.spec,
+            spec=spec_label(card),
             spec_version=card.spec_version,
             name=data.name,
             creator=data.creator,

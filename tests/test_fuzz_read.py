@@ -43,6 +43,12 @@ def test_random_json_like_text(text: str) -> None:
     _read_quietly(text.encode())
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet="name:context greeting&*!|>-[]{}'\"#%@?,0123abc\n\t", max_size=300))
+def test_random_yaml_like_text(text: str) -> None:
+    _read_quietly(text.encode())
+
+
 @pytest.mark.skipif(not SAMPLES, reason="no corpus samples")
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.data())

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..document import Document
 from ..model import Card, Lorebook, LorebookEntry, as_bool, as_number, as_str_list
+from ..model.versions import as_displayed, spec_label
 
 MAX_URI = 1000  # card_assets.uri column width; longer URIs (data: URIs) are keyed by their hash
 
@@ -174,21 +175,22 @@ def _asset_records(doc: Document, card: Card) -> list[AssetRecord]:
 
 def card_record(doc: Document, card: Card) -> CardRecord:
     dumped = card.dump()
-    book = card.data.character_book
+    shown = as_displayed(card)  # a V1 card's name, creator and book live at its root or in its stash
+    book = shown.data.character_book
     stored = dict(dumped)
     book_raw: Any = None
     if book is not None and isinstance(stored.get("data"), dict) and "character_book" in stored["data"]:
         book_raw = stored["data"]["character_book"]
         stored["data"] = {k: v for k, v in stored["data"].items() if k != "character_book"}
     book_rec = book_record(book, book_raw if isinstance(book_raw, dict) else None) if book is not None else None
-    data = card.data
+    data = shown.data
     version = card.spec_version
     return CardRecord(
         # the card without its book, plus the book's own hash: equal cards hash equal
         content_hash=sha256_hex(f"{content_hash(stored)}|{book_rec.content_hash if book_rec else ''}".encode()),
         name=_text(data.name),
         creator=_text(data.creator),
-        spec=_text(card.spec, 64),
+        spec=_text(spec_label(card), 64),
         spec_version=_text(str(version), 32) if version is not None else None,
         canonical=canonical_json(stored),
         tags=sorted({_text(t.strip(), 200) or "" for t in as_str_list(data.tags) if t.strip()}),

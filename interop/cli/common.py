@@ -18,7 +18,8 @@ from ..limits import DEFAULT_LIMITS, Limits
 SKIP_NAMES = {"MANIFEST.tsv", ".DS_Store"}
 # Inside a folder walk, files with these suffixes are documentation or tooling,
 # never cards; a file named explicitly on the command line is always tried.
-NOT_CARD_SUFFIXES = {".md", ".py", ".tsv", ".txt", ".sh", ".toml", ".yaml", ".yml", ".jsonl", ".cfg", ".ini"}
+# (.yaml/.yml are not here: text-generation-webui characters are YAML.)
+NOT_CARD_SUFFIXES = {".md", ".py", ".tsv", ".txt", ".sh", ".toml", ".jsonl", ".cfg", ".ini"}
 
 
 def iter_inputs(paths: tuple[str, ...]) -> Iterator[Path]:

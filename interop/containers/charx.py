@@ -35,7 +35,7 @@ import stat
 import struct
 import zipfile
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from ..errors import CorruptInputError, FormatError, InteropError, LimitExceededError, OutputError, UnsafeInputError
@@ -146,42 +146,39 @@ def member_names(data: bytes, *, limits: Limits = DEFAULT_LIMITS) -> list[str] |
         return None
 
 
-def _open_zip(data: bytes, limits: Limits, filename: str | None) -> zipfile.ZipFile:
+def read_charx(data: bytes, *, limits: Limits = DEFAULT_LIMITS, filename: str | None = None) -> CharxArchive:
+    """Unpack a CHARX safely. Raises FormatError, CorruptInputError, UnsafeInputError or LimitExceededError."""
+    archive = read_zip(data, limits=limits, filename=filename, require=_require_card_json)
+    archive.card_raw = archive.members.pop(CARD_JSON)
+    return archive
+
+
+def read_zip(
+    data: bytes,
+    *,
+    limits: Limits = DEFAULT_LIMITS,
+    filename: str | None = None,
+    require: Callable[[list[str], str | None], None] | None = None,
+) -> CharxArchive:
+    """Unpack any untrusted zip with every CHARX safety check (module docstring); ``card_raw`` stays empty.
+
+    ``require(names, filename)`` runs on the member names before anything is
+    inflated, to refuse an archive that lacks what its format needs. Other
+    zip-based formats (Backyard ``.byaf``) read through here.
+    """
     if not find_zip(data):
         raise FormatError("not a zip archive (nor a JPEG followed by one)", file=filename)
     _check_entry_count(data, limits, filename)
     try:
-        return zipfile.ZipFile(io.BytesIO(data))
+        zf = zipfile.ZipFile(io.BytesIO(data))
     except zipfile.BadZipFile as exc:
         raise CorruptInputError(f"zip archive is truncated or damaged ({exc})", file=filename) from None
     except _ZIP_ERRORS as exc:
         raise CorruptInputError(f"unreadable zip central directory ({exc})", file=filename) from None
-
-
-def unpack_zip(data: bytes, *, limits: Limits = DEFAULT_LIMITS, filename: str | None = None) -> dict[str, bytes]:
-    """Every file member of any zip (a bundle of cards), with exactly the checks ``read_charx`` makes.
-
-    Directory entries are skipped. Raises FormatError, CorruptInputError,
-    UnsafeInputError or LimitExceededError.
-    """
-    with _open_zip(data, limits, filename) as zf:
+    with zf:
         infos, compressed = _checked_infos(zf, limits, filename)
-        members: dict[str, bytes] = {}
-        total = 0
-        for info in infos:
-            if info.is_dir():
-                continue
-            content = _inflate(zf, info, compressed[info.filename], limits, total, filename)
-            total += len(content)
-            members[info.filename] = content
-    return members
-
-
-def read_charx(data: bytes, *, limits: Limits = DEFAULT_LIMITS, filename: str | None = None) -> CharxArchive:
-    """Unpack a CHARX safely. Raises FormatError, CorruptInputError, UnsafeInputError or LimitExceededError."""
-    with _open_zip(data, limits, filename) as zf:
-        infos, compressed = _checked_infos(zf, limits, filename)
-        _require_card_json([i.filename for i in infos], filename)
+        if require is not None:
+            require([i.filename for i in infos], filename)
         archive = CharxArchive(card_raw=b"", members={}, order=[])
         if zf.comment:
             archive.notes.append(f"zip comment of {len(zf.comment)} bytes not kept")
@@ -194,11 +191,8 @@ def read_charx(data: bytes, *, limits: Limits = DEFAULT_LIMITS, filename: str | 
             total += len(content)
             archive.order.append(info.filename)
             archive.compression[info.filename] = info.compress_type
-            if info.filename == CARD_JSON:
-                archive.card_raw = content
-            else:
-                archive.members[info.filename] = content
-        archive.prefix = data[: min(i.header_offset for i in infos)]
+            archive.members[info.filename] = content
+        archive.prefix = data[: min(i.header_offset for i in infos)] if infos else data[:0]
     return archive
 
 

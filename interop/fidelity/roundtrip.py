@@ -41,6 +41,8 @@ class Leg:
     """Why the target could not be written back in the source format (then the target itself is compared)."""
     moves: dict[str, str] = field(default_factory=dict)
     """Container parts the target holds elsewhere: source path -> path in the target."""
+    moved: set[str] = field(default_factory=set)
+    """Without a way back: source paths found moved in the target as the report says (``_moved_as_reported``)."""
 
     @property
     def identical(self) -> bool:
@@ -125,8 +127,31 @@ def roundtrip(doc: Document, target: str, *, chats: Sequence[Any] | None = None,
             leg.backward = fidelity_report(target_doc, source_fmt.name, back_bytes, output_doc=back_doc)
     leg.changes = document_changes(doc, back_doc)
     predicted = leg.predicted_paths()
+    if leg.no_way_back:
+        leg.moved = _moved_as_reported(leg, doc, back_doc)
+        predicted |= leg.moved
     leg.unpredicted = [c for c in leg.changes if c.kind != "added" and render(c.path) not in predicted]
     return leg
+
+
+def _moved_as_reported(leg: Leg, source: Document, target: Document) -> set[str]:
+    """Without a way back, a part the report calls moved is checked where it went.
+
+    ``leg.moves`` holds the container parts whose identical bytes
+    ``compare_containers`` found at another place in the target; an asset
+    descriptor (``card.assets[i]``) counts as moved with its file when the
+    only difference is its ``uri``, now the file's new address.
+    """
+    found = set(leg.moves)
+    old = [a.dump() for a in (source.card.data.assets or [])] if source.card is not None else []
+    new = [a.dump() for a in (target.card.data.assets or [])] if target.card is not None else []
+    for i, (before, after) in enumerate(zip(old, new, strict=False)):
+        uri, now = before.get("uri"), after.get("uri")
+        rest_equal = {k: v for k, v in before.items() if k != "uri"} == {k: v for k, v in after.items() if k != "uri"}
+        moved_file = isinstance(uri, str) and isinstance(now, str) and leg.moves.get(render(("asset", uri)))
+        if rest_equal and moved_file and moved_file == render(("asset", now)):
+            found.add(render(("card", "assets", i)))
+    return found
 
 
 def document_changes(a: Document, b: Document) -> list[Change]:

@@ -22,6 +22,9 @@ FORMAT_MODULES = (
     "novelai_containers",
     "sillytavern",
     "risu",
+    "pygmalion",
+    "textgen",
+    "backyard",
 )
 
 _loaded = False

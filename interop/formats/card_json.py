@@ -11,7 +11,7 @@ from ..document import Document
 from ..errors import InvalidCardError
 from ..jsonio import dump_json
 from ..model import V2_SPEC, V3_SPEC, Card
-from ..model.versions import STASH, V1_FIELDS, check_spec_version, to_v1, to_v2, to_v3
+from ..model.versions import STASH, V1_FIELDS, as_displayed, check_spec_version, to_v1, to_v2, to_v3
 from .registry import Format, Probe, ReadContext, WriteContext, register
 
 
@@ -95,7 +95,7 @@ def _describe(doc: Document) -> dict[str, Any]:
     card = doc.card
     if card is None:
         return {}
-    data = card.data
+    data = as_displayed(card).data
     return {
         "alternate_greetings": len(data.alternate_greetings) if isinstance(data.alternate_greetings, list) else 0,
         "group_only_greetings": len(data.group_only_greetings)

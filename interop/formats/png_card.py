@@ -36,7 +36,7 @@ from ..errors import CorruptInputError, FormatError, InteropError, InvalidCardEr
 from ..jsonio import dump_json, load_json
 from ..limits import DEFAULT_LIMITS, Limits
 from ..model import Card
-from ..model.versions import spec_of, to_v2, to_v3
+from ..model.versions import as_displayed, spec_of, to_v2, to_v3
 from .asset_origin import load_origins, move, origin
 from .card_json import read_card_document
 from .registry import Format, Probe, ReadContext, WriteContext, register
@@ -317,7 +317,8 @@ def base_image(doc: Document, ctx: WriteContext, card: Card) -> bytes:
     for image in (ctx.image, doc.image, main_icon(card, doc.assets)):
         if image is not None:
             return image if is_png(image) else _as_png(image)
-    return default_avatar(card.data.name if isinstance(card.data.name, str) else None)
+    name = as_displayed(card).data.name
+    return default_avatar(name if isinstance(name, str) else None)
 
 
 def _write(doc: Document, ctx: WriteContext) -> bytes:

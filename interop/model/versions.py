@@ -203,10 +203,18 @@ def _v1_to_v2(card: Card) -> Card:
 
 
 def to_v1(card: Card) -> Card:
-    """The card as a TavernAI V1 object: the six V1 fields at the root.
+    """The card as a TavernAI V1 object: the six V1 fields at the root, each a string.
 
-    Everything else goes to root ``extensions.interop.card`` (V1 has no other
-    place), unless all of it was filled in by an upgrade.
+    A V1 object is only recognised by its root ``name``: SillyTavern's
+    ``importFromJson``/``importFromPng`` (src/endpoints/characters.js) take the
+    V1 branch on ``jsonData.name !== undefined`` and pass it to ``sanitize``,
+    which needs a string; our own detector (``card_json.card_version``) wants a
+    string ``name`` and the other V1 fields. So all six are written, ``""``
+    standing in for a field that is absent or not a string (the V1 spec makes
+    all six required strings); a field an upgrade filled in stays out, so
+    V1 -> V3 -> V1 is the identity. Everything else, and the original of a field
+    that had to be filled or replaced, goes to root ``extensions.interop.card``
+    (V1 has no other place), unless all of it was filled in by an upgrade.
     """
     if spec_of(card) == "v1":
         return card
@@ -216,11 +224,18 @@ def to_v1(card: Card) -> Card:
     out: dict[str, Any] = {
         k: copy.deepcopy(v) for k, v in raw.items() if k not in ("spec", "spec_version", "data")
     }
+    replaced = False
     for name in V1_FIELDS:
-        if name in data and f"data.{name}" not in filled:
-            out[name] = data[name]
+        value = data.get(name)
+        if f"data.{name}" in filled:
+            continue  # an upgrade filled it in: the V1 original had none
+        if isinstance(value, str):
+            out[name] = value
+        else:
+            out[name] = ""
+            replaced = True
     extra = {k: v for k, v in data.items() if k not in V1_FIELDS and f"data.{k}" not in filled}
-    if extra:
+    if extra or replaced:
         extensions = out.get("extensions")
         absent = []
         if not isinstance(extensions, dict):
@@ -260,3 +275,45 @@ def upgrade_warning(card: Card) -> None:
     message = check_spec_version(card)
     if message:
         warnings.warn(message, NewerSpecWarning, stacklevel=2)
+
+
+V1_LABEL = "v1"
+"""What listings show as the spec of a TavernAI V1 card, which has no ``spec`` field."""
+
+
+def as_displayed(card: Card) -> Card:
+    """The card as every listing shows it (names, creator, tags, book): V1 upgraded first.
+
+    A V1 card keeps its fields at the root, where ``card.data`` does not look,
+    and a V1 file written by interop keeps the whole higher-version card in its
+    stash. Everything that shows a card's name (``Document.title``/``book``,
+    ``interop inspect``, catalog records, default avatars) goes through here.
+    Other cards are returned as they are; a stash that does not validate leaves
+    the card as read.
+    """
+    if spec_of(card) != "v1" or card.spec is not None or card.data.model_fields_set:
+        return card
+    try:
+        return to_v3(card)
+    except ValueError:  # pydantic's ValidationError: a damaged stash
+        return card
+
+
+def spec_label(card: Card) -> Any:
+    """The card's ``spec`` as shown: the value it has, or ``"v1"`` for a V1 card (no ``spec`` at all)."""
+    if card.spec is None and not card.data.model_fields_set:
+        return V1_LABEL
+    return card.spec
+
+
+def imported_card(data: dict[str, Any]) -> Card:
+    """A V3 card from an importer's ``data``: the fields V2/V3 require and ``data`` lacks are filled.
+
+    What SillyTavern's importers of non-card formats do (``convertToV2`` fills
+    every V2 field); the filled paths are remembered in ``Card._filled`` like
+    an upgrade's, so a downgrade of the same card drops them again.
+    """
+    full = {**copy.deepcopy(V2_REQUIRED_DEFAULTS), "group_only_greetings": [], **data}
+    card = Card.model_validate({"spec": V3_SPEC, "spec_version": "3.0", "data": full})
+    card._filled = {f"data.{name}" for name in full if name not in data}
+    return card

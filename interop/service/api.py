@@ -25,7 +25,7 @@ from ..catalog.database import Catalog, open_catalog
 from ..catalog.pipeline import slug
 from ..catalog.queries import ItemRef, list_items, load_document, show_item, stats
 from ..catalog.search import search_entries
-from ..containers.charx import find_zip, unpack_zip
+from ..containers.charx import find_zip, read_zip
 from ..conversion import convert_document, output_name
 from ..document import Document
 from ..engine import PROFILES, chat_from_transcript
@@ -358,7 +358,7 @@ def _expand(upload: Upload, limits: Limits, max_files: int) -> list[Upload]:
         return [upload]  # a CHARX card
     except FormatError:
         pass  # not a card: a bundle (bombs and unsafe names still raise, from either reader)
-    members = unpack_zip(upload.data, limits=limits, filename=upload.name)
+    members = read_zip(upload.data, limits=limits, filename=upload.name).members
     files = [Upload(name.rsplit("/", 1)[-1], data) for name, data in members.items() if data]
     if len(files) > max_files:
         raise InteropError(f"zip holds {len(files)} files, more than the limit of {max_files}", file=upload.name)

@@ -105,7 +105,9 @@ def _check(path: Path, target: str) -> None:
             pytest.xfail(known)
         pytest.fail("promised back but changed:\n" + "\n".join(shown[:10]))
     if not report.has_losses:
-        assert [c for c in leg.changes if c.kind != "added"] == []
+        # Without a way back (a read-only source) the target itself is compared: a part
+        # the report says moved must be at its new address, byte-identical (leg.moved).
+        assert [c for c in leg.changes if c.kind != "added" and render(c.path) not in leg.moved] == []
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -57,3 +57,24 @@ def test_additions_are_changes_but_not_failures() -> None:
     leg = roundtrip(book, "ccv1")
     assert leg.ok
     assert all(c.kind == "added" for c in leg.changes)
+
+
+
+def test_without_a_way_back_a_move_counts_only_where_the_report_says() -> None:
+    """A read-only source (.byaf) converted to CHARX: the files move to the CHARX layout and the
+    report says where; the round trip accepts exactly those moves (bytes found at the new address,
+    descriptor changed only in its uri), nothing else."""
+    from dataclasses import replace
+
+    from interop.api import read, read_bytes, write
+    from interop.fidelity.roundtrip import _moved_as_reported, roundtrip
+    from tests.conftest import PROJECT_CORPUS
+
+    doc = read(PROJECT_CORPUS / "backyard" / "nell_harbour.byaf")
+    leg = roundtrip(doc, "charx")
+    assert leg.no_way_back and leg.ok and not leg.identical
+    assert 'asset["embeded://characters/nell/images/portrait.png"]' in leg.moved
+    assert "card.assets[0]" in leg.moved
+    charx = read_bytes(write(doc, "charx"), format="charx")
+    wrong = replace(leg, moves={k: 'asset["embeded://elsewhere.png"]' for k in leg.moves})
+    assert "card.assets[0]" not in _moved_as_reported(wrong, doc, charx)

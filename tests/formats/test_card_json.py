@@ -89,3 +89,40 @@ def test_bad_input_raises_typed_errors_with_file(data: bytes, error: type[Except
 def test_truncated_json_with_explicit_format_reports_position() -> None:
     with pytest.raises(interop.CorruptInputError, match="line 1"):
         interop.read_bytes(b'{"spec": "chara_card_v3", "data": {', format="ccv3", filename="t.json")
+
+
+# --- issue 11 item 11: a V1 file must be one that we and SillyTavern recognise ---------
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"description": "no name at all", "first_mes": "Hello."},
+        {"name": None, "description": "a null name", "first_mes": "Hello."},
+        {"name": 42, "personality": "a number for a name"},
+        {"name": "Only a name"},
+    ],
+    ids=["absent", "null", "number", "name-only"],
+)
+def test_v1_output_is_recognised_and_restores_the_card(data: dict) -> None:
+    """SillyTavern takes the V1 branch only when ``jsonData.name !== undefined`` and
+    then calls ``sanitize(jsonData.name)``, which needs a string
+    (src/endpoints/characters.js, ``importFromJson`` and ``importFromPng``); our
+    detector also wants the other V1 fields. So a V1 output holds all six fields
+    as strings, and the stash gives the original card back."""
+    source = {"spec": "chara_card_v3", "spec_version": "3.0", "data": data}
+    v1_bytes = interop.write(interop.read_bytes(json.dumps(source).encode(), format="ccv3"), "ccv1")
+    v1 = json.loads(v1_bytes)
+    for field in ("name", "description", "personality", "scenario", "first_mes", "mes_example"):
+        assert isinstance(v1[field], str), field
+    assert interop.detect(v1_bytes) == "ccv1"
+    back = json.loads(interop.write(interop.read_bytes(v1_bytes), "ccv3"))
+    assert DeepDiff(source, back) == {}
+
+
+def test_v1_to_v3_to_v1_adds_no_field_the_v1_file_lacked() -> None:
+    path = Path(__file__).parents[2] / "corpus" / "cards" / "old_tom_v1.json"
+    v3 = interop.write(interop.read(path), "ccv3")
+    v1 = json.loads(interop.write(interop.read_bytes(v3), "ccv1"))
+    original = json.loads(path.read_text(encoding="utf-8"))
+    assert set(v1) - set(original) <= {"extensions"}

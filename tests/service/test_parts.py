@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from interop.containers.charx import unpack_zip
+from interop.containers.charx import read_zip
 from interop.engine import chat_from_transcript, load_book, load_chat
 from interop.engine.sidebyside import side_by_side
 from interop.errors import InteropError, LimitExceededError, UnsafeInputError
@@ -104,18 +104,18 @@ def _zip(members: dict[str, bytes]) -> bytes:
     return out.getvalue()
 
 
-def test_unpack_zip_returns_file_members_only() -> None:
+def test_a_zip_bundle_gives_its_file_members() -> None:
     data = _zip({"a/": b"", "a/one.json": b"{}", "two.png": b"\x89PNG"})
-    assert unpack_zip(data) == {"a/one.json": b"{}", "two.png": b"\x89PNG"}
+    assert read_zip(data).members == {"a/one.json": b"{}", "two.png": b"\x89PNG"}
 
 
-def test_unpack_zip_applies_the_charx_checks() -> None:
+def test_a_zip_bundle_gets_the_charx_checks() -> None:
     with pytest.raises(UnsafeInputError, match="zip-slip"):
-        unpack_zip(_zip({"../x": b"1"}))
+        read_zip(_zip({"../x": b"1"}))
     with pytest.raises(LimitExceededError, match="compression ratio"):
-        unpack_zip(_zip({"z": b"\0" * (4 * 1024 * 1024)}))
+        read_zip(_zip({"z": b"\0" * (4 * 1024 * 1024)}))
     with pytest.raises(LimitExceededError, match="entries"):
-        unpack_zip(_zip({f"{i}.json": b"{}" for i in range(5)}), limits=Limits(max_zip_entries=4))
+        read_zip(_zip({f"{i}.json": b"{}" for i in range(5)}), limits=Limits(max_zip_entries=4))
 
 
 def test_catalog_list_items_search_and_pages(tmp_path: Path) -> None:
