@@ -24,6 +24,7 @@ from ..errors import (
 from . import api, pages
 from .config import ServiceConfig
 from .security import BodyLimit, SecurityHeaders, Unauthorized
+from .warmup import warm_up
 
 log = logging.getLogger("interop.service")
 STATIC = Path(__file__).parent / "static"
@@ -58,6 +59,8 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if config.warm_up:
+            warm_up()
         yield
         if app.state.catalog is not None:
             app.state.catalog.dispose()

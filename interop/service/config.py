@@ -27,6 +27,8 @@ class ServiceConfig:
     """Most files in one multipart request (a migration upload)."""
     max_total_uncompressed: int = 256 * MiB
     """Zip uploads and CHARX cards: most bytes all members may inflate to."""
+    warm_up: bool = True
+    """Convert a sample to every format and freeze the heap at start-up (``warmup.py``); tests skip it."""
 
     @property
     def limits(self) -> Limits:

@@ -142,3 +142,16 @@ def test_catalog_list_items_search_and_pages(tmp_path: Path) -> None:
             assert cards and all("Ilse" in i["name"] for i in cards)
     finally:
         catalog.dispose()
+
+
+def test_warm_up_loads_every_writer_and_freezes_the_heap() -> None:
+    import gc
+
+    from interop.service.warmup import warm_up
+
+    before = gc.get_freeze_count()
+    try:
+        warm_up()
+        assert gc.get_freeze_count() > before
+    finally:
+        gc.unfreeze()
