@@ -1,4 +1,7 @@
-"""The wheel ships mappings/ and alembic/ (a non-editable install must run every command)."""
+"""The wheel ships mappings/, alembic/ and the service's templates and static files.
+
+A non-editable install must run every command.
+"""
 
 from __future__ import annotations
 
@@ -27,3 +30,8 @@ def test_wheel_contains_data_folders(tmp_path: Path) -> None:
         assert f"interop/_data/mappings/{name}" in names
     if (REPO / "alembic" / "env.py").exists():
         assert "interop/_data/alembic/env.py" in names
+    service = REPO / "interop" / "service"
+    for folder in ("templates", "static"):
+        files = [p.relative_to(REPO).as_posix() for p in (service / folder).iterdir() if p.is_file()]
+        assert files, f"no files in interop/service/{folder}"
+        assert set(files) <= names, f"interop/service/{folder} files missing from the wheel"

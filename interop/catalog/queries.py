@@ -27,6 +27,10 @@ from .models import (
     Migration,
     SourceFile,
 )
+from .search import search_entries
+
+SEARCH_BOOKS = 1000
+"""Entry hits considered when ``list_items`` matches lorebooks by their content."""
 
 
 @dataclass(frozen=True)
@@ -65,11 +69,30 @@ def list_items(
     creator: str | None = None,
     platform: str | None = None,
     limit: int = 100,
+    q: str | None = None,
+    offset: int = 0,
 ) -> list[dict[str, Any]]:
-    """Cards and/or lorebooks matching every filter given. Tag and creator apply to cards only."""
+    """Cards and/or lorebooks matching every filter given. Tag and creator apply to cards only.
+
+    ``q`` matches a name or creator containing it (case-insensitive), or a lorebook
+    with an entry holding every word of it (``search.search_entries``). Cards come
+    before lorebooks; ``offset`` skips that many of the combined list.
+    """
     items: list[dict[str, Any]] = []
+    window = offset + limit
+    pattern = book_ids = None
+    if q and q.strip():
+        escaped = q.strip().lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        pattern = f"%{escaped}%"
+        book_ids = {hit.lorebook_id for hit in search_entries(session.connection(), q, limit=SEARCH_BOOKS)}
     if kind in ("all", "card"):
-        stmt: Select[Any] = select(Card).order_by(Card.id).limit(limit)
+        stmt: Select[Any] = select(Card).order_by(Card.id).limit(window)
+        if pattern is not None:
+            stmt = stmt.where(
+                func.lower(Card.name).like(pattern, escape="\\")
+                | func.lower(Card.creator).like(pattern, escape="\\")
+                | Card.lorebook_id.in_(book_ids or {-1})
+            )
         if tag:
             stmt = stmt.where(exists().where(CardTag.card_id == Card.id).where(func.lower(CardTag.tag) == tag.lower()))
         if creator:
@@ -89,7 +112,11 @@ def list_items(
                 }
             )
     if kind in ("all", "lorebook") and not tag and not creator:
-        bstmt: Select[Any] = select(Lorebook).order_by(Lorebook.id).limit(limit)
+        bstmt: Select[Any] = select(Lorebook).order_by(Lorebook.id).limit(window)
+        if pattern is not None:
+            bstmt = bstmt.where(
+                func.lower(Lorebook.name).like(pattern, escape="\\") | Lorebook.id.in_(book_ids or {-1})
+            )
         if fmt or platform:
             bstmt = bstmt.where(_origin_filter(LorebookSource, LorebookSource.lorebook_id, Lorebook.id, fmt, platform))
         for book in session.scalars(bstmt):
@@ -104,7 +131,7 @@ def list_items(
                     "formats": _formats(session, LorebookSource, LorebookSource.lorebook_id, book.id),
                 }
             )
-    return items[:limit]
+    return items[offset:window]
 
 
 def _formats(session: Session, link: Any, link_col: Any, item_id: int) -> list[str]:

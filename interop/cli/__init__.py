@@ -82,6 +82,9 @@ def _register() -> None:
     from . import activate_cmd
 
     cli.add_command(activate_cmd.command)
+    from . import serve_cmd
+
+    cli.add_command(serve_cmd.command)
 
 
 _register()

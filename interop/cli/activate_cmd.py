@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import time
 from typing import Any
 
 import click
 
-from ..engine import PROFILES, get_profile, load_books, load_chat, simulate
+from ..engine import PROFILES, load_books, load_chat, simulate
 from ..engine.chat import GENERATION_TYPES, Chat
 from ..engine.result import Result
+from ..engine.sidebyside import setting_names, settings_with
 from ..engine.tokenizers import CharsTokenizer
 from ..errors import InteropError
 
@@ -61,8 +61,7 @@ def _print_log(result: Result) -> None:
 
 def profile_settings(platform: str, overrides: tuple[str, ...]) -> Any:
     """The profile's default settings with ``NAME=VALUE`` overrides (VALUE parsed as JSON, else text)."""
-    settings = get_profile(platform).default_settings()
-    known = {f.name for f in dataclasses.fields(settings)}
+    known = setting_names(platform)
     changes: dict[str, Any] = {}
     for item in overrides:
         name, sep, raw = item.partition("=")
@@ -74,8 +73,8 @@ def profile_settings(platform: str, overrides: tuple[str, ...]) -> Any:
             value = json.loads(raw)
         except json.JSONDecodeError:
             value = raw
-        changes[name] = tuple(value) if isinstance(value, list) else value
-    return dataclasses.replace(settings, **changes)
+        changes[name] = value
+    return settings_with(platform, changes)
 
 
 @click.command("activate")

@@ -8,10 +8,9 @@ from typing import Any
 
 import click
 
-from ..api import read, write
-from ..fidelity import fidelity_report
+from ..api import read
+from ..conversion import convert_document, output_name
 from ..fidelity.render import summary_lines
-from ..formats.registry import get_format
 from ..io import write_atomic
 from . import EXIT_CHECK_FAILED
 from .common import current_limits, format_choice
@@ -39,8 +38,7 @@ seed_option = click.option("--seed", default=0, show_default=True, help="Seed fo
 
 
 def default_output(source: Path, target: str) -> Path:
-    suffix = get_format(target).suffix
-    return Path.cwd() / f"{source.stem}.{target}{suffix}"
+    return Path.cwd() / output_name(source.name, target)
 
 
 @click.command("convert")
@@ -87,8 +85,10 @@ def command(
     """
     doc = read(source, format=source_format, limits=current_limits())
     image_bytes = Path(image).read_bytes() if image else None
-    data = write(doc, target, image=image_bytes, pretty=not compact)
-    report = fidelity_report(doc, target, data, chats=load_chats(chats) if chats else None, seed=seed)
+    conversion = convert_document(
+        doc, target, image=image_bytes, pretty=not compact, chats=load_chats(chats) if chats else None, seed=seed
+    )
+    data, report = conversion.data, conversion.report
     out = Path(output) if output else default_output(Path(source), target)
     inputs = [source] + ([image] if image else [])
     write_atomic(out, data, inputs=inputs)

@@ -10,38 +10,13 @@ import click
 
 from ..document import Document
 from ..errors import InteropError
-from ..formats.registry import get_format
-from ..model.versions import as_displayed, spec_label
+from ..inspection import summarize as summarize_document
 from . import EXIT_INPUT
 from .common import read_inputs
 
 
 def summarize(doc: Document, path: Path) -> dict[str, Any]:
-    info: dict[str, Any] = {"file": str(path), "format": doc.format, "kind": doc.kind}
-    if doc.card is not None:
-        card, data = doc.card, as_displayed(doc.card).data
-        info.update(
-            spec=spec_label(card),
-            spec_version=card.spec_version,
-            name=data.name,
-            creator=data.creator,
-            assets=len(data.assets or []),
-        )
-    book = doc.book
-    info["lorebook"] = book.name if book is not None else None
-    info["entries"] = len(book.entries) if book is not None else 0
-    if doc.assets:
-        info["embedded_assets"] = len(doc.assets)
-    container = doc.native.get("container")
-    if container:
-        info["container"] = container
-    describe = get_format(doc.format).describe
-    if describe is not None:
-        facts = describe(doc)
-        if facts:
-            info["facts"] = facts
-    info["warnings"] = list(doc.warnings)
-    return info
+    return summarize_document(doc, str(path))
 
 
 def _print_human(info: dict[str, Any]) -> None:

@@ -20,6 +20,7 @@ stays neutral here and each profile derives its own view.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -238,11 +239,21 @@ def load_chat(path: str | Path) -> Chat:
     """Read a chat JSONL file (see the module docstring for the format)."""
     file = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8-sig")
+        data = Path(path).read_bytes()
     except OSError as exc:
         raise CorruptInputError(exc.strerror or "cannot read chat file", file=file) from None
-    except UnicodeDecodeError:
-        raise CorruptInputError("chat file is not UTF-8", file=file) from None
+    return chat_from_jsonl(data, file=file)
+
+
+def chat_from_jsonl(data: bytes | str, *, file: str | None = None) -> Chat:
+    """Parse chat JSON Lines (bytes must be UTF-8; a BOM is allowed)."""
+    if isinstance(data, bytes):
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise CorruptInputError("chat file is not UTF-8", file=file) from None
+    else:
+        text = data.removeprefix("\ufeff")
     records = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -252,3 +263,37 @@ def load_chat(path: str | Path) -> Chat:
         except json.JSONDecodeError as exc:
             raise CorruptInputError(f"invalid JSON: {exc.msg}", file=file, location=f"line {number}") from None
     return chat_from_records(records, file=file)
+
+
+_SPEAKER = re.compile(r"^\s*([^:\n]{1,40}):\s?(.*)$")
+USER_NAMES = {"user", "you", "{{user}}"}
+
+
+def chat_from_transcript(data: bytes | str, *, file: str | None = None, user: str = "User") -> Chat:
+    """A pasted chat: JSON Lines when every line is a JSON object, else one ``Name: message`` per line.
+
+    In the plain form a speaker named ``user``/``you`` (or ``user``) is the user and
+    anyone else the character; a line without ``Name:`` continues the message above.
+    """
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise CorruptInputError("chat is not UTF-8", file=file) from None
+    lines = [line for line in data.splitlines() if line.strip()]
+    if lines and all(line.lstrip().startswith("{") for line in lines):
+        return chat_from_jsonl(data, file=file)
+    records: list[dict[str, Any]] = []
+    for line in lines:
+        match = _SPEAKER.match(line)
+        if match is None and records:
+            records[-1]["text"] += "\n" + line
+            continue
+        name, text = (match.group(1).strip(), match.group(2)) if match else (user, line)
+        role = "user" if name.lower() in USER_NAMES or name == user else "assistant"
+        records.append({"name": user if role == "user" else name, "role": role, "text": text})
+    header = {
+        "user": user,
+        "character": {"name": next((r["name"] for r in records if r["role"] == "assistant"), "Character")},
+    }
+    return chat_from_records([header, *records], file=file)

@@ -9,11 +9,12 @@ and the profile converts it with the platform adapter, as a migration would.
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
-from ..api import read
+from ..api import read_bytes
 from ..errors import ConversionError, CorruptInputError
+from ..limits import DEFAULT_LIMITS, Limits
 
 
 def native_kind(obj: Any) -> str | None:
@@ -46,19 +47,25 @@ def load_book(path: str | Path, platform: str) -> Any:
         data = path.read_bytes()
     except OSError as exc:
         raise CorruptInputError(exc.strerror or "cannot read file", file=str(path)) from None
+    return book_from_bytes(data, str(path), platform)
+
+
+def book_from_bytes(data: bytes, filename: str, platform: str, *, limits: Limits = DEFAULT_LIMITS) -> Any:
+    """``load_book`` on bytes already in memory (``filename`` names the book when it has no name)."""
+    stem = PurePath(filename).stem
     obj: Any = None
     try:
         obj = json.loads(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         obj = None
     if obj is not None and platform != "ccv3" and native_kind(obj) == platform:
-        return (path.stem, obj)
-    doc = read(path)
+        return (stem, obj)
+    doc = read_bytes(data, filename=filename, limits=limits)
     book = doc.book
     if book is None:
-        raise ConversionError("the file holds no lorebook", file=str(path))
+        raise ConversionError("the file holds no lorebook", file=filename)
     if not (isinstance(book.name, str) and book.name):
-        book = book.model_copy(update={"name": path.stem})
+        book = book.model_copy(update={"name": stem})
     return book
 
 

@@ -91,6 +91,9 @@ class Change:
             return f"added: {short(self.new)}"
         return describe_change(self.old, self.new)
 
+    def to_json(self) -> dict[str, Any]:
+        return {"path": render(self.path) if self.path else "", "kind": self.kind, "detail": self.describe()}
+
 
 def short(value: Any, limit: int = 60) -> str:
     text = _dumps(value)

@@ -58,6 +58,29 @@ class DocumentDiff:
     def identical(self) -> bool:
         return self.count == 0
 
+    def to_json(self) -> dict[str, Any]:
+        """What ``interop diff`` prints, as data (``POST /diff``)."""
+        return {
+            "identical": self.identical,
+            "count": self.count,
+            "sections": [c.to_json() for c in self.sections],
+            "entries": [
+                {
+                    "a": pair.a,
+                    "b": pair.b,
+                    "label": entry_label(pair.a, self.a_entries[pair.a]),
+                    "matched_by": pair.how,
+                    "changes": [c.to_json() for c in pair.changes],
+                }
+                for pair in self.pairs
+                if pair.changes
+            ],
+            "only_a": [entry_label(i, self.a_entries[i]) for i in self.only_a],
+            "only_b": [entry_label(j, self.b_entries[j]) for j in self.only_b],
+            "reordered": self.reordered,
+            "containers": [c.to_json() for c in self.containers],
+        }
+
 
 def _canon(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=repr)

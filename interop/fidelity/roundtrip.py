@@ -66,6 +66,31 @@ class Leg:
         return f"{item.fate}: {item.detail}" if item is not None and item.fate in ("approximated", "lost") else None
 
 
+    def to_json(self) -> dict[str, Any]:
+        """The leg as ``POST /roundtrip`` returns it: verdict, both reports' counts, every difference."""
+        predicted = self.predicted_paths()
+        unpredicted = {id(c) for c in self.unpredicted}
+        changes = []
+        for change in self.changes:
+            item = change.to_json()
+            item["predicted"] = item["path"] in predicted
+            item["unpredicted"] = id(change) in unpredicted
+            if item["unpredicted"]:
+                item["way_back"] = self.way_back(item["path"])
+            changes.append(item)
+        return {
+            "target": self.target,
+            "skipped": self.skipped,
+            "back_format": self.back_format,
+            "no_way_back": self.no_way_back,
+            "identical": self.identical,
+            "ok": self.ok,
+            "forward": self.forward.to_json() if self.forward is not None else None,
+            "backward_counts": self.backward.counts if self.backward is not None else None,
+            "changes": changes,
+        }
+
+
 def roundtrip(doc: Document, target: str, *, chats: Sequence[Any] | None = None, seed: int = 0) -> Leg:
     """``doc`` -> ``target`` -> ``doc.format``.
 

@@ -1,0 +1,66 @@
+"""What ``interop serve`` was started with, passed to every worker process through one env variable."""
+
+from __future__ import annotations
+
+import dataclasses
+import ipaddress
+import json
+import os
+from dataclasses import dataclass
+
+from ..errors import InteropError
+from ..limits import DEFAULT_LIMITS, Limits, MiB
+
+ENV_CONFIG = "INTEROP_SERVE_CONFIG"
+ENV_TOKEN = "INTEROP_TOKEN"
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    db: str | None = None
+    """Catalog URL (None: ``INTEROP_DB`` or the default SQLite file), opened on first catalog request."""
+    token: str | None = None
+    """When set, every request that writes to the catalog must carry it (``Authorization: Bearer``)."""
+    max_upload_bytes: int = 64 * MiB
+    """Largest request body accepted; checked before anything is parsed."""
+    max_files: int = 1000
+    """Most files in one multipart request (a migration upload)."""
+    max_total_uncompressed: int = 256 * MiB
+    """Zip uploads and CHARX cards: most bytes all members may inflate to."""
+    warm_up: bool = True
+    """Convert a sample to every format and freeze the heap at start-up (``warmup.py``); tests skip it."""
+
+    @property
+    def limits(self) -> Limits:
+        """The reader limits: the library's defaults, tightened to what one request may carry."""
+        return dataclasses.replace(
+            DEFAULT_LIMITS,
+            max_file_bytes=min(DEFAULT_LIMITS.max_file_bytes, self.max_upload_bytes),
+            max_total_uncompressed=min(DEFAULT_LIMITS.max_total_uncompressed, self.max_total_uncompressed),
+        )
+
+    def to_env(self) -> str:
+        return json.dumps(dataclasses.asdict(self))
+
+    @classmethod
+    def from_env(cls) -> ServiceConfig:
+        raw = os.environ.get(ENV_CONFIG)
+        return cls(**json.loads(raw)) if raw else cls(token=os.environ.get(ENV_TOKEN) or None)
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_binding(host: str, token: str | None) -> None:
+    """Anywhere but loopback, catalog writes need a token: refuse to start without one."""
+    if not is_loopback(host) and not token:
+        raise InteropError(
+            f"binding to {host} exposes the catalog to the network: set --token or {ENV_TOKEN} "
+            "(required for every request that writes to the catalog)"
+        )

@@ -1,0 +1,181 @@
+"""Catalog migrations started over HTTP: uploaded files -> ``catalog.run.migrate`` in a background thread.
+
+Uploading to ``POST /migrations`` is how a user asks to catalog files, so only
+here are inputs stored: under ``<catalog data dir>/service/uploads/<job>/<n>/<name>``
+(the catalog records where each source lives). Outputs go to
+``<data dir>/service/outputs/<target>/``. Job state is a JSON file per job,
+replaced atomically as the run advances, so any worker process of the server
+can answer ``GET /migrations/{id}``; one migration runs at a time per process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..catalog.database import Catalog
+from ..catalog.pipeline import FileOutcome
+from ..catalog.run import RunSummary, migrate
+from ..errors import CatalogError, InteropError
+from ..io import write_atomic
+from .uploads import Upload
+
+PROGRESS_EVERY_S = 0.2
+_RUN_LOCK = threading.Lock()
+_JOB_ID_CHARS = frozenset("0123456789abcdef")
+
+
+@dataclass(frozen=True)
+class JobPaths:
+    root: Path
+
+    @classmethod
+    def of(cls, catalog: Catalog) -> JobPaths:
+        return cls(catalog.data_dir / "service")
+
+    def state(self, job_id: str) -> Path:
+        return self.root / "jobs" / f"{job_id}.json"
+
+    def uploads(self, job_id: str) -> Path:
+        return self.root / "uploads" / job_id
+
+    @property
+    def outputs(self) -> Path:
+        return self.root / "outputs"
+
+
+def valid_job_id(job_id: str) -> bool:
+    return len(job_id) == 24 and set(job_id) <= _JOB_ID_CHARS
+
+
+def _save(path: Path, state: dict[str, Any]) -> None:
+    write_atomic(path, json.dumps(state, ensure_ascii=False).encode("utf-8"), fsync=False)
+
+
+def load_job(catalog: Catalog, job_id: str) -> dict[str, Any]:
+    if not valid_job_id(job_id):
+        raise CatalogError(f"no migration job {job_id!r}")
+    try:
+        return _checked(json.loads(JobPaths.of(catalog).state(job_id).read_text("utf-8")))
+    except FileNotFoundError:
+        raise CatalogError(f"no migration job {job_id!r}") from None
+
+
+def _checked(state: dict[str, Any]) -> dict[str, Any]:
+    """A job left queued or running by a server process that is gone will never finish: say so."""
+    if state.get("status") in ("queued", "running") and not _alive(state.get("pid")):
+        state = {**state, "status": "failed", "error": "interrupted: the server process running it stopped"}
+    return state
+
+
+def _alive(pid: Any) -> bool:
+    if not isinstance(pid, int):
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def recent_jobs(catalog: Catalog, limit: int = 20) -> list[dict[str, Any]]:
+    folder = JobPaths.of(catalog).root / "jobs"
+    if not folder.is_dir():
+        return []
+    files = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)[:limit]
+    jobs = []
+    for path in files:
+        try:
+            jobs.append(_checked(json.loads(path.read_text("utf-8"))))
+        except (OSError, ValueError):
+            continue
+    return jobs
+
+
+def start_job(
+    catalog: Catalog, uploads: list[Upload], targets: tuple[str, ...], *, wait: bool = False
+) -> dict[str, Any]:
+    """Store the uploads, record the job as queued and run it in a thread; returns the first state."""
+    paths = JobPaths.of(catalog)
+    job_id = secrets.token_hex(12)
+    folder = paths.uploads(job_id)
+    files: list[Path] = []
+    names: dict[str, str] = {}
+    for number, upload in enumerate(uploads):
+        path = folder / str(number) / upload.name
+        write_atomic(path, upload.data, fsync=False)
+        files.append(path)
+        names[str(path)] = upload.name
+    state: dict[str, Any] = {
+        "id": job_id,
+        "status": "queued",
+        "targets": list(targets),
+        "total": len(files),
+        "done": 0,
+        "imported": 0,
+        "failed": 0,
+        "created": time.time(),
+        "pid": os.getpid(),
+        "summary": None,
+        "error": None,
+    }
+    _save(paths.state(job_id), state)
+    thread = threading.Thread(
+        target=_run, args=(catalog, paths, dict(state), files, names, targets), name=f"migration-{job_id}", daemon=True
+    )
+    thread.start()
+    if wait:
+        thread.join()
+        return load_job(catalog, job_id)
+    return state
+
+
+def _run(
+    catalog: Catalog,
+    paths: JobPaths,
+    state: dict[str, Any],
+    files: list[Path],
+    names: dict[str, str],
+    targets: tuple[str, ...],
+) -> None:
+    where = paths.state(state["id"])
+    with _RUN_LOCK:
+        state["status"] = "running"
+        state["started"] = time.time()
+        _save(where, state)
+        last = 0.0
+
+        def progress(_outcome: FileOutcome, summary: RunSummary) -> None:
+            nonlocal last
+            state["done"] = summary.files["seen"]
+            state["imported"] = summary.files["imported"]
+            state["failed"] = summary.files["failed"]
+            now = time.monotonic()
+            if now - last >= PROGRESS_EVERY_S:
+                last = now
+                _save(where, state)
+
+        try:
+            summary = migrate(catalog, files, targets, paths.outputs, progress=progress)
+        except InteropError as exc:
+            state.update(status="failed", error=exc.reason)
+        except Exception as exc:  # a bug: keep the server up, say so in the job
+            state.update(status="failed", error=f"internal error: {type(exc).__name__}")
+        else:
+            data = summary.to_json()
+            # Name files as the user uploaded them, never by where the server keeps them.
+            for failure in data["failures"]:
+                failure["file"] = names.get(failure["file"], Path(failure["file"]).name)
+            state.update(status="done", done=len(files), summary=data)
+            state["imported"] = data["files"]["imported"]
+            state["failed"] = data["files"]["failed"]
+        state["finished"] = time.time()
+        _save(where, state)

@@ -1,0 +1,53 @@
+"""The web pages: server-rendered Jinja2 templates; the little JavaScript in static/app.js calls /api/v1."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse
+from fastapi.templating import Jinja2Templates
+
+from .. import __version__
+from ..catalog.queries import ItemRef
+from ..engine import PROFILES
+from ..formats.registry import writable_formats
+
+router = APIRouter(include_in_schema=False)
+templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
+FATES = ("kept", "translated", "stashed", "approximated", "lost")
+
+
+def _context(request: Request, page: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "request": request,
+        "page": page,
+        "version": __version__,
+        "targets": sorted((f.name, f.kind, f.title) for f in writable_formats()),
+        "platforms": [p for p in PROFILES if p != "ccv3"],
+        "fates": FATES,
+        "token_required": bool(request.app.state.config.token),
+        **extra,
+    }
+
+
+@router.get("/", response_class=HTMLResponse)
+def convert_page(request: Request) -> HTMLResponse:
+    return templates.TemplateResponse(request, "convert.html", _context(request, "convert"))
+
+
+@router.get("/catalog", response_class=HTMLResponse)
+def catalog_page(request: Request) -> HTMLResponse:
+    return templates.TemplateResponse(request, "catalog.html", _context(request, "catalog"))
+
+
+@router.get("/catalog/{ref}", response_class=HTMLResponse)
+def item_page(request: Request, ref: str) -> HTMLResponse:
+    item = ItemRef.parse(ref)  # a bad reference is a 400 through the InteropError handler
+    return templates.TemplateResponse(request, "item.html", _context(request, "item", ref=str(item)))
+
+
+@router.get("/playground", response_class=HTMLResponse)
+def playground_page(request: Request) -> HTMLResponse:
+    return templates.TemplateResponse(request, "playground.html", _context(request, "playground"))

@@ -1,0 +1,212 @@
+"""The web page end to end in a real Chromium (Playwright driving Debian's chromium).
+
+Each test saves a screenshot of the page it drove under its tmp dir
+(``pytest --basetemp=DIR -m browser`` keeps them somewhere you can look).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from interop.cli import cli
+
+from ..conftest import PROJECT_CORPUS, SHARED_CORPUS
+from .conftest import ensure_chromium
+
+pytestmark = pytest.mark.browser
+
+SERAPHINA = SHARED_CORPUS / "cards-png" / "st_default_Seraphina.png"
+MIREI = PROJECT_CORPUS / "png" / "v3_both_st_order.png"  # ours: a CJK name, both ccv3 and chara chunks
+WORLD = SHARED_CORPUS / "st-worldinfo" / "st_Eldoria.json"
+CHATS = PROJECT_CORPUS / "chats"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    path = ensure_chromium()
+    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (the Python package)")
+    with sync_api.sync_playwright() as playwright:
+        # --no-sandbox: CI runs as root, where Chromium refuses its sandbox.
+        browser = playwright.chromium.launch(executable_path=str(path), args=["--no-sandbox"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def js_errors() -> list[str]:
+    return []
+
+
+@pytest.fixture
+def page(browser: object, js_errors: list[str]) -> Iterator[object]:
+    context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    page = context.new_page()
+    errors = js_errors
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    yield page
+    context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+def need(*paths: Path) -> None:
+    for path in paths:
+        if not path.exists():
+            pytest.skip(f"{path} not found (is ../shared beside the repo?)")
+
+
+def drop_file(page: object, selector: str, path: Path) -> None:
+    """A real drop event carrying the file, as a user dragging it from their desktop makes."""
+    data = base64.b64encode(path.read_bytes()).decode()
+    handle = page.evaluate_handle(  # type: ignore[attr-defined]
+        """([data, name]) => {
+            const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+            const transfer = new DataTransfer();
+            transfer.items.add(new File([bytes], name, { type: "image/png" }));
+            return transfer;
+        }""",
+        [data, path.name],
+    )
+    page.dispatch_event(selector, "drop", {"dataTransfer": handle})  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("source", "name", "entries"),
+    [(SERAPHINA, "Seraphina", 4), (MIREI, "Mirei Hoshino 星野美玲", 3)],
+    ids=["shared-corpus-seraphina", "project-corpus-mirei"],
+)
+def test_drop_convert_download_equals_cli(
+    page: object, server: str, tmp_path: Path, source: Path, name: str, entries: int
+) -> None:
+    need(source)
+    page.goto(server + "/")  # type: ignore[attr-defined]
+    drop_file(page, "#drop", source)
+    card = page.locator("article.doc").first  # type: ignore[attr-defined]
+    card.locator(".meta", has_text="lorebook entries").wait_for()  # the name shows the file name until then
+    assert card.locator(".name").inner_text() == name
+    meta = card.locator(".meta").inner_text()
+    assert "png" in meta and f"{entries} lorebook entries" in meta
+    assert card.locator("img.picture").is_visible()
+    page.select_option("#target", "risu-lorebook")  # type: ignore[attr-defined]
+    card.locator("button.convert").click()
+    card.locator(".report table tbody tr").first.wait_for(state="attached")
+    title = card.locator(".report-title").inner_text()
+    assert title.startswith("png → risu-lorebook (risu)")
+
+    # The filter: lost rows shown by default, hidden once "lost" is unticked; kept rows hidden by default.
+    lost_rows = card.locator("tbody tr[data-fate=lost]")
+    assert lost_rows.count() > 0 and lost_rows.first.is_visible()
+    assert not card.locator("tbody tr[data-fate=kept]").first.is_visible()
+    page.screenshot(path=str(tmp_path / "convert.png"), full_page=True)  # type: ignore[attr-defined]
+    card.locator(".fate-filter input[value=lost]").uncheck()
+    assert not lost_rows.first.is_visible()
+    # Each loss names what the target app does.
+    card.locator(".fate-filter input[value=lost]").check()
+    assert lost_rows.first.locator("td").nth(2).inner_text().strip()
+
+    with page.expect_download() as info:  # type: ignore[attr-defined]
+        card.locator("a.download").click()
+    download = info.value
+    assert download.suggested_filename == f"{source.stem}.risu-lorebook.json"
+    got = tmp_path / "download.json"
+    download.save_as(str(got))
+
+    expected = tmp_path / "cli.json"
+    result = CliRunner().invoke(cli, ["convert", str(source), "--to", "risu-lorebook", "-o", str(expected), "-q"])
+    assert result.exit_code == 0, result.output
+    assert got.read_bytes() == expected.read_bytes()
+
+
+def test_bad_file_shows_one_line_reason(page: object, server: str, tmp_path: Path, js_errors: list[str]) -> None:
+    bad = tmp_path / "broken.json"
+    bad.write_bytes(b'{"spec": "chara_card_v3", "data": "nope"}')
+    page.goto(server + "/")  # type: ignore[attr-defined]
+    page.set_input_files("#files", str(bad))  # type: ignore[attr-defined]
+    error = page.locator("article.doc .error")  # type: ignore[attr-defined]
+    error.wait_for()
+    assert error.inner_text().startswith("broken.json")
+    assert page.locator("article.doc button.convert").is_disabled()  # type: ignore[attr-defined]
+    page.screenshot(path=str(tmp_path / "convert-error.png"), full_page=True)  # type: ignore[attr-defined]
+    # Chromium logs the API's 400 answer on the console: expected here, and the only message.
+    assert js_errors == ["Failed to load resource: the server responded with a status of 400 (Bad Request)"]
+    js_errors.clear()
+
+
+def test_catalog_upload_search_and_history(page: object, server: str, tmp_path: Path) -> None:
+    need(SERAPHINA, WORLD)
+    page.goto(server + "/catalog")  # type: ignore[attr-defined]
+    page.set_input_files("#migrate-files", [str(SERAPHINA), str(WORLD)])  # type: ignore[attr-defined]
+    page.fill("#migrate-to", "ccv3,risu-lorebook")  # type: ignore[attr-defined]
+    page.click("#migrate button[type=submit]")  # type: ignore[attr-defined]
+    page.locator("#job-text", has_text="done: 2 of 2 files").wait_for(timeout=60_000)  # type: ignore[attr-defined]
+    assert "2 imported" in page.inner_text("#job-text")  # type: ignore[attr-defined]
+    page.locator("#jobs tbody tr.status-done").first.wait_for()  # type: ignore[attr-defined]
+
+    page.fill("#q", "seraphina")  # type: ignore[attr-defined]
+    page.click("#search button[type=submit]")  # type: ignore[attr-defined]
+    page.locator('#items[data-query="seraphina"]').wait_for()  # type: ignore[attr-defined]
+    rows = page.locator("#items tbody tr")  # type: ignore[attr-defined]
+    found = {tuple(rows.nth(i).locator("td").all_inner_texts()[:2]) for i in range(rows.count())}
+    assert ("card:1", "Seraphina") in found
+    assert all("seraphina" in " ".join(r).lower() or r[0].startswith("book:") for r in found), found
+    # Full-text search over entries: a word from the Eldoria world's content.
+    world = json.loads(WORLD.read_text())
+    word = next(w for e in world["entries"].values() for w in e["content"].split() if w.isalpha() and len(w) > 6)
+    page.fill("#q", word)  # type: ignore[attr-defined]
+    page.click("#search button[type=submit]")  # type: ignore[attr-defined]
+    page.locator(f'#items[data-query="{word}"]').wait_for()  # type: ignore[attr-defined]
+    hits = page.locator("#entry-hits li")  # type: ignore[attr-defined]
+    assert hits.count() > 0 and word.lower() in hits.first.inner_text().lower()
+    page.screenshot(path=str(tmp_path / "catalog.png"), full_page=True)  # type: ignore[attr-defined]
+
+    page.fill("#q", "seraphina")  # type: ignore[attr-defined]
+    page.click("#search button[type=submit]")  # type: ignore[attr-defined]
+    page.locator('#items[data-query="seraphina"]').wait_for()  # type: ignore[attr-defined]
+    rows.filter(has_text="Seraphina").first.locator("a").click()
+    history = page.locator("#history tbody tr")  # type: ignore[attr-defined]
+    history.first.wait_for()
+    targets = {history.nth(i).locator("td").first.inner_text() for i in range(history.count())}
+    assert targets == {"ccv3", "risu-lorebook"}
+    assert page.inner_text("#item-name") == "Seraphina"  # type: ignore[attr-defined]
+    page.screenshot(path=str(tmp_path / "item.png"), full_page=True)  # type: ignore[attr-defined]
+    with page.expect_download() as info:  # type: ignore[attr-defined]
+        page.select_option("#export-to", "ccv2")  # type: ignore[attr-defined]
+        page.click("#export")  # type: ignore[attr-defined]
+    assert info.value.suggested_filename == "Seraphina.ccv2.json"
+
+
+def test_playground_side_by_side(page: object, server: str, tmp_path: Path) -> None:
+    page.goto(server + "/playground")  # type: ignore[attr-defined]
+    page.set_input_files("#book", str(CHATS / "ccv3_harbor.json"))  # type: ignore[attr-defined]
+    chat = "\n".join(
+        json.dumps({k: v for k, v in json.loads(line).items()})
+        for line in (CHATS / "harbor.jsonl").read_text().splitlines()
+        if line.strip()
+    )
+    page.fill("#chat", chat)  # type: ignore[attr-defined]
+    page.click("#activate button[type=submit]")  # type: ignore[attr-defined]
+    page.locator("#side tbody tr").first.wait_for()  # type: ignore[attr-defined]
+    headers = page.locator("#side thead th").all_inner_texts()  # type: ignore[attr-defined]
+    assert headers == ["entry", "sillytavern", "risu", "agnai"]
+    differing = page.locator("#side tbody tr.differs")  # type: ignore[attr-defined]
+    assert differing.count() > 0
+    # The regex key /where can i find \w+/i: SillyTavern matches it as a regex, the others do not.
+    row = page.locator("#side tbody tr", has_text="where can i find").first  # type: ignore[attr-defined]
+    cells = row.locator("td").all_inner_texts()
+    assert cells[1].startswith("fires") and cells[2].startswith("does not fire")
+    page.screenshot(path=str(tmp_path / "playground.png"), full_page=True)  # type: ignore[attr-defined]
+    page.check("#only-diff")  # type: ignore[attr-defined]
+    visible = page.locator("#side tbody tr:visible").count()  # type: ignore[attr-defined]
+    assert visible == differing.count()
+
+    # A pasted plain-text chat works too.
+    page.uncheck("#only-diff")  # type: ignore[attr-defined]
+    page.fill("#chat", "User: Where can I find Roderick?\nMira: At the docks.")  # type: ignore[attr-defined]
+    page.click("#activate button[type=submit]")  # type: ignore[attr-defined]
+    page.locator("#play-title", has_text="over 2 messages").wait_for()  # type: ignore[attr-defined]
