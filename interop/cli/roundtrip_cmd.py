@@ -8,6 +8,7 @@ import click
 
 from ..errors import InteropError
 from ..fidelity.paths import render
+from ..fidelity.render import app_lines
 from ..fidelity.roundtrip import Leg, roundtrip
 from ..formats.registry import writable_formats
 from . import EXIT_CHECK_FAILED, EXIT_INPUT
@@ -32,11 +33,15 @@ def _print_leg(leg: Leg, limit: int) -> None:
         verdict = "differs, as reported"
     else:
         verdict = f"DIFFERS: {len(leg.unpredicted)} change(s) the report did not predict"
+    at_app = f", {leg.app_losses} setting(s) loaded differently by the target app" if leg.app_losses else ""
     click.secho(
         f"  via {leg.target}{back}: {verdict} "
-        f"({len(leg.changes)} difference(s); report: {approx} approximated, {lost} lost)",
+        f"({len(leg.changes)} difference(s); report: {approx} approximated, {lost} lost{at_app})",
         fg=None if leg.ok else "red",
     )
+    if leg.forward is not None:
+        for line in app_lines(leg.forward)[:limit]:
+            click.echo("  " + line)
     predicted = leg.predicted_paths()
     unpredicted = {id(c) for c in leg.unpredicted}
     shown = sorted(leg.changes, key=lambda c: 0 if id(c) in unpredicted else 2 if c.kind == "added" else 1)

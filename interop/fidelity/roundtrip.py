@@ -44,7 +44,13 @@ class Leg:
 
     @property
     def identical(self) -> bool:
-        return self.skipped is None and not self.changes
+        """Nothing changed, in our reader's view and in what the target application loads."""
+        return self.skipped is None and not self.changes and not self.app_losses
+
+    @property
+    def app_losses(self) -> int:
+        """Settings the target application loads differently from the output (``FidelityReport.apps``)."""
+        return self.forward.app_losses if self.forward is not None else 0
 
     @property
     def ok(self) -> bool:

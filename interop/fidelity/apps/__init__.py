@@ -1,0 +1,71 @@
+"""Target-application models: what each app loads from a file, compared with the source's settings.
+
+Our reader agreeing with our writer proves the data is in the file; these models say what
+the application does with the file on import (facts from its import code, cited per module).
+``app_findings`` compares, entry by entry, the source's settings in the app's own terms with
+what the app loads from the output, and names every difference as a report finding.
+
+Which app judges a conversion (``apps_for``): the target's platform when it is an app;
+for a generic card/lorebook target (ccv3 family), the source's app, or SillyTavern for a
+generic source. A conversion into the source's own format is the same bytes for the app:
+nothing to compare.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...document import Document
+from ..hooks import Finding
+from ..paths import render
+from . import sillytavern_check
+
+CHECKS = {"sillytavern": sillytavern_check.findings}
+"""app -> ``findings(source_doc, output_bytes, target_format) -> AppVerdict``."""
+
+GENERIC_PLATFORMS = ("ccv3",)
+
+
+@dataclass
+class AppVerdict:
+    app: str
+    via: str = ""
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    compared: int = 0
+    """Entry settings compared (entries x fields)."""
+    differing: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "app": self.app,
+            "via": self.via,
+            "compared": self.compared,
+            "differing": self.differing,
+            "findings": [{"path": render(f.path), "fate": f.fate, "detail": f.detail} for f in self.findings],
+            "notes": list(self.notes),
+        }
+
+
+def apps_for(source_platform: str, target_platform: str) -> list[str]:
+    if target_platform in CHECKS:
+        return [target_platform]
+    if target_platform not in GENERIC_PLATFORMS:
+        return []
+    if source_platform in CHECKS:
+        return [source_platform]
+    return ["sillytavern"] if source_platform in GENERIC_PLATFORMS else []
+
+
+def app_verdicts(
+    source: Document, source_platform: str, target_format: str, target_platform: str, output: bytes
+) -> list[AppVerdict]:
+    if source.format == target_format or source.book is None:
+        return []
+    verdicts = []
+    for app in apps_for(source_platform, target_platform):
+        verdict = CHECKS[app](source, output, target_format)
+        if verdict is not None:
+            verdicts.append(verdict)
+    return verdicts
