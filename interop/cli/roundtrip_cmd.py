@@ -27,6 +27,13 @@ def _print_leg(leg: Leg, limit: int) -> None:
     if leg.identical:
         click.echo(f"  via {leg.target}{back}: identical")
         return
+    if leg.only_additions:
+        click.echo(f"  via {leg.target}{back}: identical but for {len(leg.changes)} added field(s)")
+        for change in leg.changes[:limit]:
+            click.echo(f"      {render(change.path)}: {change.describe()}")
+        if len(leg.changes) > limit:
+            click.echo(f"    ... and {len(leg.changes) - limit} more (use --limit)")
+        return
     counts = leg.forward.counts if leg.forward is not None else {"approximated": 0, "lost": 0}
     approx, lost = counts["approximated"], counts["lost"]
     if leg.ok:

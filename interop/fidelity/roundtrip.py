@@ -48,6 +48,15 @@ class Leg:
         return self.skipped is None and not self.changes and not self.app_losses
 
     @property
+    def only_additions(self) -> bool:
+        """Every source field came back equal; the trip only added fields (a target's required
+        fields, SillyTavern's flat keys) and the target app loads the source's settings."""
+        return (
+            self.skipped is None and bool(self.changes) and all(c.kind == "added" for c in self.changes)
+            and not self.app_losses
+        )
+
+    @property
     def app_losses(self) -> int:
         """Settings the target application loads differently from the output (``FidelityReport.apps``)."""
         return self.forward.app_losses if self.forward is not None else 0

@@ -375,7 +375,7 @@ def _native_from_entry(entry: LorebookEntry, template: bool, index: int, fill: F
     added = ns.get("added_fields")
     if isinstance(added, list) and not template:  # spec fields a card writer added to a world entry
         for name in added:
-            out.pop(NATIVE_OF_REQUIRED.get(name) or "", None)
+            out.pop(NATIVE_OF_REQUIRED.get(name, name) or "", None)
     unknown = ns.get("unknown")
     if isinstance(unknown, dict):
         out.update(copy.deepcopy(unknown))
@@ -465,8 +465,8 @@ def st_exported_use_regex(entry: LorebookEntry) -> bool:
     ``use_regex`` in ``extensions.sillytavern.entry.card_fields``.
     """
     extensions = entry.extensions if isinstance(entry.extensions, dict) else {}
-    if not any(k in BY_FLAT for k in extensions):
-        return False
+    if not any(k in BY_FLAT for k in extensions) or "risuai" in extensions:
+        return False  # Risu data: the entry's use_regex is Risu's own (keys are patterns there)
     stash = entry_ext(entry).card_fields
     return not (isinstance(stash, dict) and stash.get("use_regex") is True)
 
@@ -610,9 +610,6 @@ def _readable_entry(
 ) -> LorebookEntry:
     raw = entry.dump()
     before = set(raw)
-    if "comment" not in raw and not fill.from_card and isinstance(entry.name, str) and entry.name.strip():
-        raw["comment"] = written["comment"]  # ST's lorebook importers' title (NovelAI displayName); never `name`
-        added.setdefault("comment", Counter())["(the entry's name)"] += 1
     for name, _native in REQUIRED_ENTRY_FIELDS:
         if name not in raw and name != "extensions":
             value = {"keys": written["keys"], "content": written["content"], "enabled": written["enabled"],
@@ -623,10 +620,14 @@ def _readable_entry(
     extensions = dict(raw["extensions"]) if isinstance(raw.get("extensions"), dict) else {}
     if "extensions" not in raw:
         added.setdefault("extensions", Counter())["{}"] += 1
-    extensions.update(_flat_to_write(entry, index, written, extensions, fill))
+    flat = _flat_to_write(entry, index, written, extensions, fill)
+    extensions.update(flat)
     extra = _namespace_extra(entry, written, extensions, fill)
+    # A world file written back leaves out again what it lacked: spec fields, and fields
+    # given a flat key only because ST's card import would not fall back to the world's default.
+    added_here += [BY_FLAT[k].native for k in flat if k not in written["extensions"]]
     if book_native_world and added_here:
-        extra["added_fields"] = added_here  # a world file written back leaves them out again
+        extra["added_fields"] = added_here
     if extra:
         ns = entry.ext(NAMESPACE).get("entry")
         ours = extensions.get(NAMESPACE) if isinstance(extensions.get(NAMESPACE), dict) else {}
@@ -638,26 +639,24 @@ def _readable_entry(
 def _flat_to_write(
     entry: LorebookEntry, index: int, written: dict[str, Any], extensions: dict[str, Any], fill: Fill
 ) -> dict[str, Any]:
-    """The flat keys to add: ST's exporter's for an entry with SillyTavern settings (a flat key it
-    already has stays as it is, except over a world entry's own stale ``extensions``), and any other
-    key whose setting ST's importer would not derive by itself (e.g. a world entry without
-    ``position``: 0 there, 1 for ``convertCharacterBook`` without the key)."""
+    """ST's exporter's flat keys the entry lacks (a flat key it has stays as it is, except over a
+    world entry's own stale ``extensions`` copy). A world entry written without some field gets
+    the template's value for it: what the world means, and not always what ``convertCharacterBook``
+    falls back to (``position``: 0 in the world, 1 for a card entry without the key)."""
     exported = written["extensions"]
     stale_world_copy = "world_extensions" in exported.get(NAMESPACE, {}).get("entry", {})
-    st_origin = NAMESPACE in extensions or any(k in BY_FLAT for k in extensions)
     out = {}
     for key, field in BY_FLAT.items():
         if key in extensions and not stale_world_copy:
             continue
         if key in exported:
-            value = exported[key]
+            out[key] = exported[key]
         elif field.has_default and key != "display_index":
-            value = import_fallback(key, LorebookEntry(position="before_char"), index, fill)  # the template's
-        else:
-            continue
-        if (st_origin and key in exported) or not _same_for_st(value, import_fallback(key, entry, index, fill)):
-            out[key] = value
+            out[key] = import_fallback(key, _TEMPLATE_ENTRY, index, fill)
     return out
+
+
+_TEMPLATE_ENTRY = LorebookEntry(position="before_char")  # position 0, like ST's new-entry template
 
 
 def import_fallback(flat: str, entry: LorebookEntry, index: int, fill: Fill) -> Any:
@@ -674,15 +673,6 @@ def import_fallback(flat: str, entry: LorebookEntry, index: int, fill: Fill) -> 
     return field.default
 
 
-def _same_for_st(a: Any, b: Any) -> bool:
-    """Equal as ST's importer and runtime see them (``null`` is the fallback; ``0 == false`` for recursion)."""
-    if a is None or b is None:
-        return a is b
-    if isinstance(a, bool) or isinstance(b, bool):
-        return bool(a) == bool(b) and (isinstance(a, bool | int) and isinstance(b, bool | int))
-    return _same(a, b) or (_is_number(a) and _is_number(b) and a == b)
-
-
 def _namespace_extra(entry: LorebookEntry, written: dict[str, Any], extensions: dict[str, Any], fill: Fill) -> dict:
     """What the namespace needs for the way back: the world entry's own extension keys, and a real
     ``use_regex`` next to flat keys (else read as ST's exporter constant, see st_exported_use_regex)."""
@@ -691,7 +681,7 @@ def _namespace_extra(entry: LorebookEntry, written: dict[str, Any], extensions: 
     if "world_extensions" in ns_written:
         extra["world_extensions"] = ns_written["world_extensions"]
     has_flat = any(k in BY_FLAT for k in extensions)
-    if has_flat and entry.use_regex is True and not fill.plain_keys:
+    if has_flat and entry.use_regex is True and not fill.plain_keys and "risuai" not in extensions:
         extra["card_fields"] = {"use_regex": True}
     return extra
 

@@ -20,7 +20,8 @@ from . import sillytavern as st
 
 SKIPPED = ("addMemo", "extensions")
 """``addMemo`` is the editor's 'show memo' flag, derived by every importer from the comment;
-``extensions`` is storage, not a setting."""
+``extensions`` is storage, not a setting. ``comment`` (the entry's title) is compared when the
+source has one: a CCv3 ``name`` alone is not a SillyTavern setting (its importer ignores it)."""
 
 _MATCH = "extensions.sillytavern.entry.additional_matching_sources"
 _SPECIAL: dict[str, tuple[str, ...]] = {
@@ -82,7 +83,7 @@ def findings(source: Document, output: bytes, target_format: str) -> Any:
 def _compare_entry(
     index: int, want: dict[str, Any], got: dict[str, Any], raw: dict[str, Any], via: str, verdict: Any
 ) -> None:
-    names = [n for n in st.TEMPLATE if n not in SKIPPED] + ["uid"]
+    names = [n for n in st.TEMPLATE if n not in SKIPPED and (n != "comment" or "comment" in raw)] + ["uid"]
     names += [n for n in ("displayIndex", "characterFilter") if n in want]
     for name in names:
         verdict.compared += 1
