@@ -15,7 +15,7 @@ from interop.cli import EXIT_CHECK_FAILED, cli
 from interop.document import Document
 from interop.formats import registry
 from interop.formats.registry import WriteContext, get_format
-from tests.st_exporter import FLAT
+from tests.st_exporter import ENTRY_REQUIRED, FLAT
 
 SCHEMA = json.loads((Path(__file__).parents[2] / "docs" / "fidelity-report.schema.json").read_text())
 
@@ -169,6 +169,8 @@ def test_diff_across_formats_sees_only_what_the_writer_adds(card: Path, tmp_path
         path, value = line.split(": added: ")
         if path == "extensions":  # the entry had none: the whole object is new
             assert set(json.loads(value)) <= FLAT, line
+        elif "." not in path:
+            assert path in ENTRY_REQUIRED, line
         else:
             assert path.split(".")[1] in FLAT or path == "extensions.sillytavern.entry.card_fields.use_regex", line
     assert "at sillytavern" not in stdout  # SillyTavern loads B with A's settings
