@@ -16,9 +16,17 @@ from .model import V3_SPEC, Card, CardData, Lorebook
 
 
 def as_card(doc: Document) -> Card:
-    """The document's card, or a new V3 card carrying its standalone lorebook."""
+    """The document's card, or a new V3 card carrying its standalone lorebook.
+
+    A NovelAI scenario or story export becomes the card its text maps to (formats/novelai_card.py).
+    """
     if doc.card is not None:
         return doc.card
+    from .formats.novelai_card import card_of
+
+    mapped = card_of(doc)
+    if mapped is not None:
+        return mapped
     book = doc.lorebook
     if book is None:
         raise ConversionError("document holds neither a card nor a lorebook", file=doc.source)

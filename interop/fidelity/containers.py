@@ -66,6 +66,9 @@ def compare_containers(source: CanonicalView, output: CanonicalView | None, targ
     for uri, data in out_assets.items():
         by_digest.setdefault(_digest(data), uri)
     out_picture = _digest(output.image) if output is not None and output.image is not None else None
+    member_by_digest: dict[str, str] = {}
+    for name, data in (output.members if output is not None else {}).items():
+        member_by_digest.setdefault(_digest(data), name)
     if source.image is not None:
         picture = _digest(source.image)
         if picture == out_picture:
@@ -89,6 +92,11 @@ def compare_containers(source: CanonicalView, output: CanonicalView | None, targ
             yield ContainerResult(path, "translated", f"now {by_digest[digest]}", ("asset", by_digest[digest]))
         elif digest == out_picture:
             yield ContainerResult(path, "translated", "now the card picture", ("image",))
+        elif digest in member_by_digest:
+            name = member_by_digest[digest]
+            detail = (f"only as the {target} member {name}: no card field references it, so no app "
+                      "importing the file loads it, and no reader maps it back to an asset")
+            yield ContainerResult(path, "lost", detail)
         elif not out_assets:
             yield ContainerResult(path, "lost", f"{target} carries no embedded asset files ({len(data)} bytes dropped)")
         else:
