@@ -19,9 +19,14 @@ from typing import Any
 from ...document import Document
 from ..hooks import Finding
 from ..paths import render
-from . import sillytavern_check
+from . import agnai_check, novelai_check, risu_check, sillytavern_check
 
-CHECKS = {"sillytavern": sillytavern_check.findings}
+CHECKS = {
+    "sillytavern": sillytavern_check.findings,
+    "risu": risu_check.findings,
+    "agnai": agnai_check.findings,
+    "novelai": novelai_check.findings,
+}
 """app -> ``findings(source_doc, output_bytes, target_format) -> AppVerdict``."""
 
 GENERIC_PLATFORMS = ("ccv3",)
@@ -48,11 +53,16 @@ class AppVerdict:
         }
 
 
+TARGET_CHECKED = ("sillytavern",)
+"""Apps whose own formats are judged by their model when they are the target (the others'
+writers produce their native format, which their app loads as written)."""
+
+
 def apps_for(source_platform: str, target_platform: str) -> list[str]:
-    if target_platform in CHECKS:
+    if target_platform in TARGET_CHECKED:
         return [target_platform]
     if target_platform not in GENERIC_PLATFORMS:
-        return []
+        return []  # e.g. risu-lorebook, agnai-book: the mapping tables and hooks describe them
     if source_platform in CHECKS:
         return [source_platform]
     return ["sillytavern"] if source_platform in GENERIC_PLATFORMS else []
