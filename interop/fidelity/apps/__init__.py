@@ -2,7 +2,7 @@
 
 Our reader agreeing with our writer proves the data is in the file; these models say what
 the application does with the file on import (facts from its import code, cited per module).
-``app_findings`` compares, entry by entry, the source's settings in the app's own terms with
+``app_verdicts`` compares, entry by entry, the source's settings in the app's own terms with
 what the app loads from the output, and names every difference as a report finding.
 
 Which app judges a conversion (``apps_for``): the target's platform when it is an app;
@@ -13,6 +13,7 @@ nothing to compare.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,3 +80,48 @@ def app_verdicts(
         if verdict is not None:
             verdicts.append(verdict)
     return verdicts
+
+
+APP_TITLES = {"sillytavern": "SillyTavern", "risu": "RisuAI", "agnai": "Agnai", "novelai": "NovelAI"}
+
+
+def docs_section() -> list[str]:
+    """Markdown for docs/fidelity.md: what each app's import does, from the models' own facts."""
+    from . import sillytavern as st
+
+    lines = ["## What each app loads", "", *_doc_paragraphs(__doc__), ""]
+    modules = {"sillytavern": (st, sillytavern_check), "risu": (risu_check,), "agnai": (agnai_check,),
+               "novelai": (novelai_check,)}
+    for app, parts in modules.items():
+        lines += [f"### {APP_TITLES[app]} (`{app}`)", ""]
+        for module in parts:
+            lines += [*_doc_paragraphs(module.__doc__), ""]
+        if app == "sillytavern":
+            lines += _st_table(st)
+    return lines
+
+
+def _doc_paragraphs(text: str | None) -> list[str]:
+    return [line[4:] if line.startswith("    ") else line for line in (text or "").strip().splitlines()]
+
+
+def _st_table(st: Any) -> list[str]:
+    lines = [
+        "What `convertCharacterBook` reads from each card entry (every card-book writer writes these flat "
+        "`extensions` keys, as SillyTavern's exporter `convertWorldInfoToCharacterBook` does):",
+        "",
+        "| ST field | card entry | fallback when absent or null |",
+        "|---|---|---|",
+        "| `uid` | `id` | a free number |",
+        "| `key` / `keysecondary` | `keys` / `secondary_keys` | none / `[]` |",
+        "| `comment` / `content` | `comment` / `content` | `''` / none |",
+        "| `constant` / `selective` | `constant` / `selective` | `false` / `false` |",
+        "| `order` | `insertion_order` | none (undefined) |",
+        "| `disable` | `!enabled` | a missing `enabled` disables the entry |",
+        "| `position` | `extensions.position` | `position === 'before_char'` ? 0 : 1 |",
+        "| `displayIndex` | `extensions.display_index` | the entry's index |",
+        "| `triggers` | `extensions.triggers` | `[]` |",
+    ]
+    for name, (flat, fallback) in st.FLAT_READS.items():
+        lines.append(f"| `{name}` | `extensions.{flat}` | `{json.dumps(fallback)}` |")
+    return [*lines, ""]
