@@ -26,6 +26,9 @@ def as_card(doc: Document) -> Card:
 
     mapped = card_of(doc)
     if mapped is not None:
+        for name, empty in _EMPTY_CARD.items():
+            if not mapped.data.has(name):
+                setattr(mapped.data, name, type(empty)())
         return mapped
     book = doc.lorebook
     if book is None:
@@ -50,6 +53,14 @@ def as_card(doc: Document) -> Card:
         character_book=book,
     )
     return Card(spec=V3_SPEC, spec_version="3.0", data=data)
+
+
+_EMPTY_CARD = {
+    "name": "", "description": "", "personality": "", "scenario": "", "first_mes": "", "mes_example": "",
+    "creator_notes": "", "system_prompt": "", "post_history_instructions": "", "alternate_greetings": [],
+    "group_only_greetings": [], "tags": [], "creator": "", "character_version": "", "extensions": {},
+}
+"""The fields of a new V3 card (all required by the spec), as a new card gets them."""
 
 
 def as_lorebook(doc: Document) -> Lorebook:

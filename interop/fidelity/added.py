@@ -15,6 +15,8 @@ from .view import CanonicalView
 
 SHOWN = 40
 """Characters of a value shown."""
+SAME_VALUES_SHOWN = 3
+"""Distinct values of one added field listed; more are counted."""
 
 
 def _shown(value: Any) -> str:
@@ -34,8 +36,15 @@ def added_fields(source: CanonicalView, output: CanonicalView) -> list[str]:
     for mine, theirs in entries:
         for key in theirs.keys() - mine.keys():
             found[(f"entry.{key}", _shown(theirs[key]))] += 1
-    lines = []
+    by_path: dict[str, list[tuple[str, int]]] = {}
     for (path, value), count in sorted(found.items()):
-        suffix = f" ({count} entries)" if path.startswith("entry.") else ""
-        lines.append(f"{path} = {value}{suffix}")
+        by_path.setdefault(path, []).append((value, count))
+    lines = []
+    for path, values in by_path.items():
+        total = sum(count for _, count in values)
+        suffix = f" ({total} entries)" if path.startswith("entry.") else ""
+        if len(values) <= SAME_VALUES_SHOWN:
+            lines += [f"{path} = {value}" + (f" ({count} entries)" if suffix else "") for value, count in values]
+        else:
+            lines.append(f"{path} = ({len(values)} different values){suffix}")
     return lines

@@ -113,8 +113,9 @@ The report is computed from the data, not from a list:
    (`entry.enabled = true (18 entries)`): they are not source fields, so they have no item.
 
 Every source field gets exactly one item. `report.has_losses` is true when any item is
-`approximated` or `lost`, or an app loads a setting differently; `--strict` then exits 1. `--report FILE` writes the machine form,
-described by `docs/fidelity-report.schema.json` (schema version {schema_version}).
+`approximated` or `lost`, or an app loads a setting differently; `--strict` then exits 1.
+`--report FILE` writes the machine form, described by `docs/fidelity-report.schema.json`
+(schema version {schema_version}).
 
 ## From Python
 

@@ -160,7 +160,7 @@ def fidelity_report(
     source_platform = get_format(source_doc.format).platform
     report.apps = app_verdicts(source_doc, source_platform, fmt.name, fmt.platform, output_bytes)
     for verdict in report.apps:
-        _apply_findings(report, verdict.findings, quiet=True)
+        _apply_app_verdict(report, verdict)
     if output is not None:
         report.added = added_fields(source, output)
     if not rules.described:
@@ -387,6 +387,22 @@ def _apply_findings(report: FidelityReport, found: list[Any], *, quiet: bool = F
             current = report.items[i]
             if FATE_ORDER[finding.fate] > FATE_ORDER[current.fate]:
                 report.items[i] = FidelityItem(current.path, finding.fate, finding.detail, current.rule)
+
+
+def _apply_app_verdict(report: FidelityReport, verdict: AppVerdict) -> None:
+    """An app's findings worsen the items they name, except a ``stashed`` item: its mapping
+    rule already says the app keeps the value without using it (the finding becomes a note)."""
+    index = {item.path: i for i, item in enumerate(report.items)}
+    kept = []
+    for finding in verdict.findings:
+        key = render(finding.path)
+        targets = [index[key]] if key in index else _under(report.items, key)
+        if targets and all(report.items[i].fate == "stashed" for i in targets):
+            verdict.notes.append(f"{key} (stashed): {finding.detail}")
+            continue
+        kept.append(finding)
+    verdict.findings = kept
+    _apply_findings(report, kept, quiet=True)
 
 
 def _under(items: list[FidelityItem], key: str) -> list[int]:

@@ -580,7 +580,14 @@ REQUIRED_ENTRY_FIELDS = (
 )
 
 
-NATIVE_OF_REQUIRED = {name: native for name, native in REQUIRED_ENTRY_FIELDS if native}
+# Top-level card fields convertCharacterBook reads with a fallback (`x || fallback`): written when
+# the entry lacks them and means something else than the fallback.
+ST_TOP_LEVEL = (
+    ("selective", "selective", False), ("constant", "constant", False), ("secondary_keys", "keysecondary", []),
+)
+NATIVE_OF_REQUIRED = {name: native for name, native in REQUIRED_ENTRY_FIELDS if native} | {
+    name: native for name, native, _ in ST_TOP_LEVEL
+}
 
 
 def st_readable_book(book: Lorebook, *, from_card: bool = False) -> tuple[Lorebook, dict[str, Counter[str]]]:
@@ -616,7 +623,11 @@ def _readable_entry(
                      "insertion_order": written["insertion_order"], "use_regex": entry.use_regex is True}[name]
             raw[name] = value
             added.setdefault(name, Counter())[json.dumps(value)[:40]] += 1
-    added_here = [n for n, _ in REQUIRED_ENTRY_FIELDS if n in raw and n not in before]
+    for name, _native, fallback in ST_TOP_LEVEL:
+        if name not in raw and written.get(name) is not None and written[name] != fallback:
+            raw[name] = written[name]
+            added.setdefault(name, Counter())[json.dumps(written[name])[:40]] += 1
+    added_here = [n for n in raw if n not in before]
     extensions = dict(raw["extensions"]) if isinstance(raw.get("extensions"), dict) else {}
     if "extensions" not in raw:
         added.setdefault("extensions", Counter())["{}"] += 1

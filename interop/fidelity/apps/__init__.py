@@ -31,6 +31,8 @@ CHECKS = {
 """app -> ``findings(source_doc, output_bytes, target_format) -> AppVerdict``."""
 
 GENERIC_PLATFORMS = ("ccv3",)
+NO_BOOK_TARGETS = ("ccv1",)
+"""A V1 card has no lorebook: its mapping table says where the book goes (a stash)."""
 
 
 @dataclass
@@ -72,7 +74,7 @@ def apps_for(source_platform: str, target_platform: str) -> list[str]:
 def app_verdicts(
     source: Document, source_platform: str, target_format: str, target_platform: str, output: bytes
 ) -> list[AppVerdict]:
-    if source.format == target_format or source.book is None:
+    if source.format == target_format or source.book is None or target_format in NO_BOOK_TARGETS:
         return []
     verdicts = []
     for app in apps_for(source_platform, target_platform):

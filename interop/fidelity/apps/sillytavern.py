@@ -65,6 +65,16 @@ FLAT_READS: dict[str, tuple[str, Any]] = {
 }
 
 
+MISSING_IN_WORLD: dict[str, Any] = {"selective": False}
+"""A world entry without the field holds ``undefined``, which ST's activation reads as false
+(``entry.selective && keysecondary.length``), not the template's true."""
+
+
+def filled(entry: dict[str, Any]) -> dict[str, Any]:
+    """A raw world entry with every template field: its own values, else what ST acts on."""
+    return {**TEMPLATE, **MISSING_IN_WORLD, **entry}
+
+
 @dataclass
 class AppLoad:
     """What an application holds after importing a file."""
@@ -143,8 +153,8 @@ def load_json(obj: dict[str, Any], via: str = "JSON") -> AppLoad | None:
 def _standalone(obj: dict[str, Any]) -> AppLoad | None:
     entries = obj.get("entries")
     if isinstance(entries, dict):
-        filled = [{**TEMPLATE, **e} for e in entries.values() if isinstance(e, dict)]
-        return AppLoad(APP, "importWorldInfo (world file as it is)", filled)
+        loaded = [filled(e) for e in entries.values() if isinstance(e, dict)]
+        return AppLoad(APP, "importWorldInfo (world file as it is)", loaded)
     book = obj.get("data") if obj.get("spec") == "lorebook_v3" else obj
     if isinstance(book, dict) and isinstance(book.get("entries"), list):
         # importWorldInfo does not convert a standalone card book: it is loaded embedded in a card.

@@ -56,7 +56,12 @@ def source_settings(doc: Document) -> list[dict[str, Any]]:
     """The source book as the ST world entries it stands for, template-filled, in book order."""
     assert doc.book is not None
     world = world_from_lorebook(doc.book, from_card=doc.card is not None)
-    return [{**st.TEMPLATE, **e} for e in world["entries"].values() if isinstance(e, dict)]
+    out = []
+    for key, entry in world["entries"].items():
+        if isinstance(entry, dict):
+            uid = entry.get("uid", int(key) if key.isdigit() else key)  # ST keys a world entry by its object key
+            out.append({**st.filled(entry), "uid": uid})
+    return out
 
 
 def findings(source: Document, output: bytes, target_format: str) -> Any:
@@ -94,6 +99,8 @@ def _compare_entry(
         fate = "lost" if name == "characterFilter" else "approximated"
         detail = (f"SillyTavern loads {name} = {_show(name, b)} from this output ({via}); "
                   f"the source's is {_show(name, a)}")
+        if name == "characterFilter":
+            detail += " (its card import never reads a character filter; it stays unused in the entry's extensions)"
         verdict.findings.append(Finding(_path(index, name, raw), fate, detail))
 
 
