@@ -461,14 +461,14 @@ def st_exported_use_regex(entry: LorebookEntry) -> bool:
 
     ``convertWorldInfoToCharacterBook`` (src/endpoints/characters.js) writes ``use_regex: true``
     on every entry next to its flat ``extensions`` keys; ST's importer ignores it and treats a
-    key as a regex only when it is written ``/pattern/flags``. A card we write records a real
-    ``use_regex`` in ``extensions.sillytavern.entry.card_fields``.
+    key as a regex only when it is written ``/pattern/flags``. SillyTavern never writes an
+    ``extensions.sillytavern`` namespace: an entry with ours (a card we wrote records a real
+    ``use_regex`` in ``card_fields`` there) or with Risu data (``extensions.risuai``) has a real one.
     """
     extensions = entry.extensions if isinstance(entry.extensions, dict) else {}
-    if not any(k in BY_FLAT for k in extensions) or "risuai" in extensions:
-        return False  # Risu data: the entry's use_regex is Risu's own (keys are patterns there)
-    stash = entry_ext(entry).card_fields
-    return not (isinstance(stash, dict) and stash.get("use_regex") is True)
+    if not any(k in BY_FLAT for k in extensions):
+        return False
+    return NAMESPACE not in extensions and "risuai" not in extensions
 
 
 def world_from_lorebook(book: Lorebook, *, from_card: bool = False) -> dict[str, Any]:
@@ -543,7 +543,9 @@ def _original_data(book: Lorebook, entries: dict[str, Any]) -> dict[str, Any]:
 TOP_LEVEL_NATIVE = ("uid", "key", "keysecondary", "comment", "content", "constant", "selective", "order", "disable")
 
 
-def card_book_from_lorebook(book: Lorebook, *, from_card: bool = False) -> dict[str, Any]:
+def card_book_from_lorebook(
+    book: Lorebook, *, from_card: bool = False, plain: list[bool] | None = None
+) -> dict[str, Any]:
     """``character_book`` the way ST's exporter writes it, without its losses.
 
     Entry top level: the spec fields ST writes (``position`` is ``before_char`` only
@@ -556,7 +558,7 @@ def card_book_from_lorebook(book: Lorebook, *, from_card: bool = False) -> dict[
     file what makes it come back exactly: ``uid_key``, ``verbatim``, ``omit``,
     ``world_extensions``).
     """
-    plain = [st_exported_use_regex(e) for e in book.entries]
+    plain = plain if plain is not None else [st_exported_use_regex(e) for e in book.entries]
     book, _ = normalize_card_book(book)
     raw = book.dump()
     native_world = book_ext(book).native_world is True
@@ -877,7 +879,7 @@ def normalize_card(card: Card, *, keep_flat: bool = False) -> tuple[Card, list[s
     return new, conflicts
 
 
-def sillytavern_card(card: Card, *, from_card: bool = True) -> dict[str, Any]:
+def sillytavern_card(card: Card, *, from_card: bool = True, plain: list[bool] | None = None) -> dict[str, Any]:
     """The card as SillyTavern writes it: ``chara_card_v2``, V1 mirror at the root, flat book keys.
 
     ``from_card``: the book was a card's (ST's card-import position fallback applies), not a
@@ -890,7 +892,7 @@ def sillytavern_card(card: Card, *, from_card: bool = True) -> dict[str, Any]:
         data["extensions"] = {}
     extensions = data["extensions"]
     if book is not None:
-        data["character_book"] = card_book_from_lorebook(book, from_card=from_card)
+        data["character_book"] = card_book_from_lorebook(book, from_card=from_card, plain=plain)
         dropped = {k: data["character_book"][k] for k in BOOK_FIELDS_DROPPED_BY_ST if k in data["character_book"]}
         if dropped.get("extensions") == {}:
             del dropped["extensions"]
@@ -943,8 +945,8 @@ def _read_world(data: bytes, ctx: ReadContext) -> Document:
 
 
 def _write_world(doc: Document, ctx: WriteContext) -> bytes:
-    book, conflicts = normalize_card_book(as_lorebook(doc))
-    for conflict in conflicts:
+    book = as_lorebook(doc)
+    for conflict in normalize_card_book(book)[1]:
         doc.warn(conflict)
     return dump_json(world_from_lorebook(book, from_card=doc.card is not None), pretty=ctx.pretty)
 
@@ -969,10 +971,13 @@ def _read_card(data: bytes, ctx: ReadContext) -> Document:
 
 
 def _write_card(doc: Document, ctx: WriteContext) -> bytes:
-    card, conflicts = normalize_card(as_card(doc))
+    source = as_card(doc)
+    book = source.data.character_book
+    plain = [st_exported_use_regex(e) for e in book.entries] if isinstance(book, Lorebook) else None
+    card, conflicts = normalize_card(source)
     for conflict in conflicts:
         doc.warn(conflict)
-    return dump_json(sillytavern_card(card, from_card=doc.card is not None), pretty=ctx.pretty)
+    return dump_json(sillytavern_card(card, from_card=doc.card is not None, plain=plain), pretty=ctx.pretty)
 
 
 def _enum_name(table: dict[int, str], value: Any) -> str:

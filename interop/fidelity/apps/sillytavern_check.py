@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 from ...document import Document
+from ...formats.registry import get_format
 from ...formats.sillytavern import FIELDS, POSITION_NAMES, world_from_lorebook
 from ..hooks import Finding
 from . import sillytavern as st
@@ -82,7 +83,35 @@ def findings(source: Document, output: bytes, target_format: str) -> Any:
         )
     for index, (want, got) in enumerate(zip(mine, loaded.entries, strict=False)):
         _compare_entry(index, want, got, raw[index] if index < len(raw) else {}, loaded.via, verdict)
+    if source.card is not None and get_format(target_format).platform == st.APP:
+        _position_fallbacks(raw, verdict)
     return verdict
+
+
+SPEC_POSITIONS = ("before_char", "after_char")
+
+
+def _position_fallbacks(raw: list[dict[str, Any]], verdict: Any) -> None:
+    """A card entry whose spec ``position`` is missing or not a spec value, and which has no ST
+    position of its own: ``convertCharacterBook`` puts it after the character (1), and so does
+    an output for SillyTavern. A missing one is a note; an unknown value is an approximation."""
+    missing = 0
+    for index, entry in enumerate(raw):
+        ns = ((entry.get("extensions") or {}).get("sillytavern") or {}).get("entry") or {}
+        flat = (entry.get("extensions") or {}).get("position")
+        if "insertion_position" in ns or flat is not None:
+            continue
+        if "position" not in entry:
+            missing += 1
+        elif entry["position"] not in SPEC_POSITIONS:
+            detail = (f"SillyTavern reads position {json.dumps(entry['position'])} as after the character (1): "
+                      "convertCharacterBook places anything but 'before_char' there; written as ST position 1")
+            verdict.findings.append(Finding(("entry", index, "position"), "approximated", detail))
+    if missing:
+        verdict.notes.append(
+            f"{missing} entr{'y has' if missing == 1 else 'ies have'} no position: SillyTavern's importer "
+            "(convertCharacterBook) puts them after the character (position 1), and so does this output"
+        )
 
 
 def _compare_entry(
