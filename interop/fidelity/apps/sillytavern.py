@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import copy
 import json
 import zipfile
 from dataclasses import dataclass, field
@@ -208,7 +207,7 @@ def _from_card_entry(entry: dict[str, Any], index: int, uid: Any) -> dict[str, A
         addMemo=truthy(entry.get("comment")),
         displayIndex=nullish(ext.get("display_index"), index),
         triggers=js_or(ext.get("triggers"), []),
-        extensions=copy.deepcopy(entry.get("extensions")) if entry.get("extensions") is not None else {},
+        extensions=entry.get("extensions") if entry.get("extensions") is not None else {},  # shared, read-only
     )
     for name, (flat, fallback) in FLAT_READS.items():
         out[name] = nullish(ext.get(flat), fallback)

@@ -150,6 +150,8 @@ def _norm(name: str, value: Any) -> Any:
 
 def same(a: Any, b: Any) -> bool:
     """JSON equality as JavaScript sees numbers (1 == 1.0) but telling true from 1."""
+    if type(a) is type(b) and (a is None or isinstance(a, str | int | float)):
+        return bool(a == b)
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
     if isinstance(a, int | float) and isinstance(b, int | float):
