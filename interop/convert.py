@@ -16,9 +16,20 @@ from .model import V3_SPEC, Card, CardData, Lorebook
 
 
 def as_card(doc: Document) -> Card:
-    """The document's card, or a new V3 card carrying its standalone lorebook."""
+    """The document's card, or a new V3 card carrying its standalone lorebook.
+
+    A NovelAI scenario or story export becomes the card its text maps to (formats/novelai_card.py).
+    """
     if doc.card is not None:
         return doc.card
+    from .formats.novelai_card import card_of
+
+    mapped = card_of(doc)
+    if mapped is not None:
+        for name, empty in _EMPTY_CARD.items():
+            if not mapped.data.has(name):
+                setattr(mapped.data, name, type(empty)())
+        return mapped
     book = doc.lorebook
     if book is None:
         raise ConversionError("document holds neither a card nor a lorebook", file=doc.source)
@@ -42,6 +53,14 @@ def as_card(doc: Document) -> Card:
         character_book=book,
     )
     return Card(spec=V3_SPEC, spec_version="3.0", data=data)
+
+
+_EMPTY_CARD = {
+    "name": "", "description": "", "personality": "", "scenario": "", "first_mes": "", "mes_example": "",
+    "creator_notes": "", "system_prompt": "", "post_history_instructions": "", "alternate_greetings": [],
+    "group_only_greetings": [], "tags": [], "creator": "", "character_version": "", "extensions": {},
+}
+"""The fields of a new V3 card (all required by the spec), as a new card gets them."""
 
 
 def as_lorebook(doc: Document) -> Lorebook:

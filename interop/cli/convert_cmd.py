@@ -104,6 +104,9 @@ def command(
     if strict and report.has_losses:
         counts = report.counts
         click.secho(
-            f"strict: {counts['approximated']} approximated and {counts['lost']} lost field(s)", fg="red", err=True
+            f"strict: {counts['approximated']} approximated and {counts['lost']} lost field(s), "
+            f"{report.app_losses} setting(s) the target app loads differently",
+            fg="red",
+            err=True,
         )
         raise SystemExit(EXIT_CHECK_FAILED)

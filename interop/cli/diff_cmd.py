@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from ..api import read
 from ..fidelity.compare import Change
 from ..fidelity.entrydiff import diff_documents, entry_label
 from ..fidelity.paths import render
+from ..fidelity.render import APP_FINDINGS_SHOWN
 from . import EXIT_CHECK_FAILED
 from .common import current_limits
 
@@ -27,7 +30,7 @@ def command(a: str, b: str) -> None:
     """
     doc_a = read(a, limits=current_limits())
     doc_b = read(b, limits=current_limits())
-    result = diff_documents(doc_a, doc_b)
+    result = diff_documents(doc_a, doc_b, Path(b).read_bytes())
     click.echo(f"--- {a} ({doc_a.format})")
     click.echo(f"+++ {b} ({doc_b.format})")
     for change in result.sections:
@@ -49,6 +52,12 @@ def command(a: str, b: str) -> None:
         click.echo(f"entries reordered: A's entries appear in B at positions {order}")
     for change in result.containers:
         click.echo(_line(change, ""))
+    for verdict in result.apps:
+        click.echo(f"at {verdict.app} ({verdict.via}): {len(verdict.findings)} setting(s) load differently from A's")
+        for finding in verdict.findings[:APP_FINDINGS_SHOWN]:
+            click.echo(f"  {render(finding.path)}: {finding.detail}")
+        if len(verdict.findings) > APP_FINDINGS_SHOWN:
+            click.echo(f"  ... and {len(verdict.findings) - APP_FINDINGS_SHOWN} more")
     if result.identical:
         click.echo("no differences")
         return

@@ -8,6 +8,7 @@ import click
 
 from ..errors import InteropError
 from ..fidelity.paths import render
+from ..fidelity.render import app_lines
 from ..fidelity.roundtrip import Leg, roundtrip
 from ..formats.registry import writable_formats
 from . import EXIT_CHECK_FAILED, EXIT_INPUT
@@ -26,17 +27,28 @@ def _print_leg(leg: Leg, limit: int) -> None:
     if leg.identical:
         click.echo(f"  via {leg.target}{back}: identical")
         return
+    if leg.only_additions:
+        click.echo(f"  via {leg.target}{back}: identical but for {len(leg.changes)} added field(s)")
+        for change in leg.changes[:limit]:
+            click.echo(f"      {render(change.path)}: {change.describe()}")
+        if len(leg.changes) > limit:
+            click.echo(f"    ... and {len(leg.changes) - limit} more (use --limit)")
+        return
     counts = leg.forward.counts if leg.forward is not None else {"approximated": 0, "lost": 0}
     approx, lost = counts["approximated"], counts["lost"]
     if leg.ok:
         verdict = "differs, as reported"
     else:
         verdict = f"DIFFERS: {len(leg.unpredicted)} change(s) the report did not predict"
+    at_app = f", {leg.app_losses} setting(s) loaded differently by the target app" if leg.app_losses else ""
     click.secho(
         f"  via {leg.target}{back}: {verdict} "
-        f"({len(leg.changes)} difference(s); report: {approx} approximated, {lost} lost)",
+        f"({len(leg.changes)} difference(s); report: {approx} approximated, {lost} lost{at_app})",
         fg=None if leg.ok else "red",
     )
+    if leg.forward is not None:
+        for line in app_lines(leg.forward)[:limit]:
+            click.echo("  " + line)
     predicted = leg.predicted_paths()
     unpredicted = {id(c) for c in leg.unpredicted}
     shown = sorted(leg.changes, key=lambda c: 0 if id(c) in unpredicted else 2 if c.kind == "added" else 1)

@@ -66,6 +66,9 @@ def compare_containers(source: CanonicalView, output: CanonicalView | None, targ
     for uri, data in out_assets.items():
         by_digest.setdefault(_digest(data), uri)
     out_picture = _digest(output.image) if output is not None and output.image is not None else None
+    member_by_digest: dict[str, str] = {}
+    for name, data in (output.members if output is not None else {}).items():
+        member_by_digest.setdefault(_digest(data), name)
     if source.image is not None:
         picture = _digest(source.image)
         if picture == out_picture:
@@ -78,21 +81,7 @@ def compare_containers(source: CanonicalView, output: CanonicalView | None, targ
         else:
             yield ContainerResult(("image",), "lost", f"{target} holds no picture")
     for uri, data in source.assets.items():
-        path: Path = ("asset", uri)
-        digest = _digest(data)
-        same_place = out_assets.get(uri)
-        if same_place == data:
-            yield ContainerResult(path, "kept", "")
-        elif same_place is not None and _digest(same_place) == digest:
-            yield ContainerResult(path, "kept", "same picture (PNG text chunks differ)")
-        elif digest in by_digest:
-            yield ContainerResult(path, "translated", f"now {by_digest[digest]}", ("asset", by_digest[digest]))
-        elif digest == out_picture:
-            yield ContainerResult(path, "translated", "now the card picture", ("image",))
-        elif not out_assets:
-            yield ContainerResult(path, "lost", f"{target} carries no embedded asset files ({len(data)} bytes dropped)")
-        else:
-            yield ContainerResult(path, "lost", f"not among the {len(out_assets)} asset files of the {target} output")
+        yield _asset_result(uri, data, out_assets, by_digest, out_picture, member_by_digest, target)
     out_members = output.members if output is not None else {}
     for name, data in source.members.items():
         path = ("member", name)
@@ -102,3 +91,28 @@ def compare_containers(source: CanonicalView, output: CanonicalView | None, targ
             yield ContainerResult(path, "lost", f"{target} output holds a different {name}")
         else:
             yield ContainerResult(path, "lost", f"{target} has no place for container member {name}")
+
+
+def _asset_result(
+    uri: str, data: bytes, out_assets: dict[str, bytes], by_digest: dict[str, str], out_picture: str | None,
+    member_by_digest: dict[str, str], target: str,
+) -> ContainerResult:
+    """Where one embedded asset file of the source went in the output."""
+    path: Path = ("asset", uri)
+    digest = _digest(data)
+    same_place = out_assets.get(uri)
+    if same_place == data:
+        return ContainerResult(path, "kept", "")
+    if same_place is not None and _digest(same_place) == digest:
+        return ContainerResult(path, "kept", "same picture (PNG text chunks differ)")
+    if digest in by_digest:
+        return ContainerResult(path, "translated", f"now {by_digest[digest]}", ("asset", by_digest[digest]))
+    if digest == out_picture:
+        return ContainerResult(path, "translated", "now the card picture", ("image",))
+    if digest in member_by_digest:
+        detail = (f"only as the {target} member {member_by_digest[digest]}: no card field references it, so no "
+                  "app importing the file loads it, and no reader maps it back to an asset")
+        return ContainerResult(path, "lost", detail)
+    if not out_assets:
+        return ContainerResult(path, "lost", f"{target} carries no embedded asset files ({len(data)} bytes dropped)")
+    return ContainerResult(path, "lost", f"not among the {len(out_assets)} asset files of the {target} output")

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..document import Document
+from ..formats.registry import get_format
+from .apps import AppVerdict, app_verdicts
 from .compare import Change, all_changes, short
 from .containers import compare_containers
 from .view import CanonicalView, view_of
@@ -36,6 +38,8 @@ class DocumentDiff:
     only_a: list[int] = field(default_factory=list)
     only_b: list[int] = field(default_factory=list)
     containers: list[Change] = field(default_factory=list)
+    apps: list[AppVerdict] = field(default_factory=list)
+    """Applications that load B differently from A's settings (only with ``b_bytes``)."""
 
     @property
     def reordered(self) -> bool:
@@ -52,6 +56,7 @@ class DocumentDiff:
             + len(self.containers)
             + sum(len(p.changes) for p in self.pairs)
             + int(self.reordered)
+            + sum(len(v.findings) for v in self.apps)
         )
 
     @property
@@ -117,7 +122,10 @@ def match_entries(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> tuple[lis
     return pairs, left, right
 
 
-def diff_documents(a: Document, b: Document) -> DocumentDiff:
+def diff_documents(a: Document, b: Document, b_bytes: bytes | None = None) -> DocumentDiff:
+    """A vs B through the canonical model; with ``b_bytes`` (B's file), also what the app B is for
+    loads from it compared with A's settings (``fidelity.apps``): B can hold every field of A
+    and still be imported differently."""
     va, vb = view_of(a), view_of(b)
     a_entries, b_entries = va.entries or [], vb.entries or []
     result = DocumentDiff(a_entries, b_entries)
@@ -132,6 +140,9 @@ def diff_documents(a: Document, b: Document) -> DocumentDiff:
     for res in compare_containers(vb, va, a.format):
         if res.fate == "lost":
             result.containers.append(Change(res.path, "added", note=f"only in {b.source or 'B'}"))
+    if b_bytes is not None:
+        platform_a, platform_b = get_format(a.format).platform, get_format(b.format).platform
+        result.apps = [v for v in app_verdicts(a, platform_a, b.format, platform_b, b_bytes) if v.findings]
     return result
 
 

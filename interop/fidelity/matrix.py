@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from ..mappings import FATES, Mapping, TargetRule, all_mappings
+from .apps import docs_section
 from .report import SCHEMA_VERSION
 from .rules import RuleBook
 
@@ -101,10 +102,20 @@ The report is computed from the data, not from a list:
    platform's activation profile and the output on the target's (`interop.engine`), over
    the same chats; each entry that fires differently is one more item,
    `behaviour["<entry>"]`, `approximated`, saying in which chat and turn and why on each side.
+7. Fidelity is judged at the target application (`interop.fidelity.apps`, section "What each
+   app loads" below): the output bytes are loaded the way the app's own import code loads them
+   and compared, entry setting by entry setting, with the source's settings in that app's terms.
+   Each difference is a finding in `report.apps` (the app, the import path taken, settings
+   compared, the differences); it makes the field it names `approximated` or `lost`, and a
+   difference on a field the source lacks (an app default) counts as well.
+8. Fields the output has and the source lacked (the V3-required entry fields, an empty card's
+   required fields, ...) are listed with their values in `report.added`
+   (`entry.enabled = true (18 entries)`): they are not source fields, so they have no item.
 
 Every source field gets exactly one item. `report.has_losses` is true when any item is
-`approximated` or `lost`; `--strict` then exits 1. `--report FILE` writes the machine form,
-described by `docs/fidelity-report.schema.json` (schema version {schema_version}).
+`approximated` or `lost`, or an app loads a setting differently; `--strict` then exits 1.
+`--report FILE` writes the machine form, described by `docs/fidelity-report.schema.json`
+(schema version {schema_version}).
 
 ## From Python
 
@@ -219,6 +230,7 @@ def render(mappings: list[Mapping] | None = None) -> str:
     for target, mapping in targets:
         rules = mapping.targets[target]
         lines.append(f"| `{target}` | " + " | ".join(str(sum(r.fate == f for r in rules)) for f in FATES) + " |")
+    lines += ["", *docs_section()]
     lines += ["", "## Where stashes go, and why they survive there", ""]
     for mapping in mappings:
         lines += [f"### {mapping.title} (`{mapping.platform}`)", ""]

@@ -6,9 +6,12 @@ import re
 from dataclasses import dataclass
 
 from ..mappings import FATES
+from .paths import render
 from .report import FidelityItem, FidelityReport
 
 DETAIL_ORDER = ("lost", "approximated", "stashed", "translated")
+APP_FINDINGS_SHOWN = 10
+ADDED_SHOWN = 12
 _INDEX = re.compile(r"\[\d+\]")
 
 
@@ -56,6 +59,28 @@ def summary_lines(report: FidelityReport, *, verbose: bool = False, width: int =
         for label, detail in rows:
             text = f"    {label:<{pad}}  {detail}".rstrip()
             lines.append(text if len(text) <= width else text[: width - 3] + "...")
+    lines += app_lines(report, verbose=verbose, width=width)
     for warning in report.warnings:
         lines.append(f"  warning: {warning}")
+    return lines
+
+
+def app_lines(report: FidelityReport, *, verbose: bool = False, width: int = 110) -> list[str]:
+    """What each target application loads: settings compared, the differences, notes; then added fields."""
+    lines = []
+    for verdict in report.apps:
+        kept = verdict.compared - verdict.differing
+        lines.append(
+            f"  at {verdict.app} ({verdict.via or 'not imported'}): {kept}/{verdict.compared} entry settings "
+            "load as in the source"
+        )
+        shown = verdict.findings if verbose else verdict.findings[:APP_FINDINGS_SHOWN]
+        for finding in shown:
+            text = f"    {finding.fate}: {render(finding.path)}: {finding.detail}"
+            lines.append(text if len(text) <= width else text[: width - 3] + "...")
+        if len(shown) < len(verdict.findings):
+            lines.append(f"    ... and {len(verdict.findings) - len(shown)} more (--report FILE lists them all)")
+        lines += [f"    note: {note}" for note in verdict.notes]
+    if report.added:
+        lines.append("  added (the source lacks them; the output has them): " + "; ".join(report.added[:ADDED_SHOWN]))
     return lines

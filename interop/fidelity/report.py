@@ -21,6 +21,8 @@ from ..document import Document
 from ..errors import FormatError, InteropError
 from ..formats.registry import get_format
 from ..mappings import FATES, Fate, TargetRule
+from .added import added_fields
+from .apps import AppVerdict, app_verdicts
 from .compare import changed_fields, describe_change, short, strict_equal
 from .containers import compare_containers
 from .hooks import findings
@@ -31,7 +33,7 @@ from .view import MISSING, CanonicalView, leaves, view_of
 DEEPDIFF_PER_FIELD = 5
 """How many changed values of one field (pattern form) DeepDiff describes per report."""
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 """Version of the machine report (docs/fidelity-report.schema.json). Bump the
 major part when a field changes meaning or disappears, the minor part when one is added."""
 
@@ -62,6 +64,10 @@ class FidelityReport:
     verified: bool = True
     """False when the target format cannot be read back: fates come from the tables only."""
     warnings: list[str] = field(default_factory=list)
+    apps: list[AppVerdict] = field(default_factory=list)
+    """What each target application loads from the output, compared with the source (``fidelity.apps``)."""
+    added: list[str] = field(default_factory=list)
+    """Fields the output has and the source lacked (e.g. V3-required entry fields), with their values."""
 
     @property
     def counts(self) -> dict[str, int]:
@@ -72,7 +78,12 @@ class FidelityReport:
 
     @property
     def has_losses(self) -> bool:
-        return any(item.fate in ("approximated", "lost") for item in self.items)
+        return any(item.fate in ("approximated", "lost") for item in self.items) or self.app_losses > 0
+
+    @property
+    def app_losses(self) -> int:
+        """Settings an application loads differently from the output than the source says."""
+        return sum(len(verdict.findings) for verdict in self.apps)
 
     def by_fate(self, fate: Fate) -> list[FidelityItem]:
         return [item for item in self.items if item.fate == fate]
@@ -95,6 +106,8 @@ class FidelityReport:
             "has_losses": self.has_losses,
             "items": [item.to_json() for item in self.items],
             "warnings": list(self.warnings),
+            "apps": [verdict.to_json() for verdict in self.apps],
+            "added": list(self.added),
         }
 
 
@@ -144,6 +157,12 @@ def fidelity_report(
     )
     if not same_platform:  # hooks say how the target app differs from the source's: nothing to say for its own files
         _apply_findings(report, findings(source_doc, fmt.name, fmt.platform, output_doc))
+    source_platform = get_format(source_doc.format).platform
+    report.apps = app_verdicts(source_doc, source_platform, fmt.name, fmt.platform, output_bytes)
+    for verdict in report.apps:
+        _apply_app_verdict(report, verdict)
+    if output is not None:
+        report.added = added_fields(source, output)
     if not rules.described:
         report.warnings.append(f"no mapping table describes {fmt.name}: fields that survive are reported as kept")
     if output is None:
@@ -353,16 +372,39 @@ def _moved_asset_descriptors(
                 items[at] = items[at]._replace(fate="translated", detail=f"uri now {b['uri']} (the file moved with it)")
 
 
-def _apply_findings(report: FidelityReport, found: list[Any]) -> None:
+def _apply_findings(report: FidelityReport, found: list[Any], *, quiet: bool = False) -> None:
+    """Worsen the items the findings name. ``quiet``: a finding on a field the source lacks
+    (an app's default differs) stays in its ``apps`` verdict only."""
     if not found:
         return
     index = {item.path: i for i, item in enumerate(report.items)}
     for finding in found:
         key = render(finding.path)
-        i = index.get(key)
-        if i is None:
+        targets = [index[key]] if key in index else _under(report.items, key) if quiet else []
+        if not targets and not quiet:
             report.warnings.append(f"{report.target_platform} hook reported unknown field {key}: {finding.detail}")
+        for i in targets:
+            current = report.items[i]
+            if FATE_ORDER[finding.fate] > FATE_ORDER[current.fate]:
+                report.items[i] = FidelityItem(current.path, finding.fate, finding.detail, current.rule)
+
+
+def _apply_app_verdict(report: FidelityReport, verdict: AppVerdict) -> None:
+    """An app's findings worsen the items they name, except a ``stashed`` item: its mapping
+    rule already says the app keeps the value without using it (the finding becomes a note)."""
+    index = {item.path: i for i, item in enumerate(report.items)}
+    kept = []
+    for finding in verdict.findings:
+        key = render(finding.path)
+        targets = [index[key]] if key in index else _under(report.items, key)
+        if targets and all(report.items[i].fate == "stashed" for i in targets):
+            verdict.notes.append(f"{key} (stashed): {finding.detail}")
             continue
-        current = report.items[i]
-        if FATE_ORDER[finding.fate] > FATE_ORDER[current.fate]:
-            report.items[i] = FidelityItem(current.path, finding.fate, finding.detail, current.rule)
+        kept.append(finding)
+    verdict.findings = kept
+    _apply_findings(report, kept, quiet=True)
+
+
+def _under(items: list[FidelityItem], key: str) -> list[int]:
+    """Items inside the object ``key`` (a finding about a whole object applies to each of its leaves)."""
+    return [i for i, item in enumerate(items) if item.path.startswith((key + ".", key + "["))]

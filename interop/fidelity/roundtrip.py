@@ -46,7 +46,22 @@ class Leg:
 
     @property
     def identical(self) -> bool:
-        return self.skipped is None and not self.changes
+        """Nothing changed, in our reader's view and in what the target application loads."""
+        return self.skipped is None and not self.changes and not self.app_losses
+
+    @property
+    def only_additions(self) -> bool:
+        """Every source field came back equal; the trip only added fields (a target's required
+        fields, SillyTavern's flat keys) and the target app loads the source's settings."""
+        return (
+            self.skipped is None and bool(self.changes) and all(c.kind == "added" for c in self.changes)
+            and not self.app_losses
+        )
+
+    @property
+    def app_losses(self) -> int:
+        """Settings the target application loads differently from the output (``FidelityReport.apps``)."""
+        return self.forward.app_losses if self.forward is not None else 0
 
     @property
     def ok(self) -> bool:
@@ -84,6 +99,7 @@ class Leg:
             "back_format": self.back_format,
             "no_way_back": self.no_way_back,
             "identical": self.identical,
+            "only_additions": self.only_additions,
             "ok": self.ok,
             "forward": self.forward.to_json() if self.forward is not None else None,
             "backward_counts": self.backward.counts if self.backward is not None else None,

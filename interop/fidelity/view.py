@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..document import Document
+from ..formats.novelai_card import card_of
 from ..model import Card
 from ..model.versions import STASH, spec_of, to_v3
 from .paths import Path
@@ -80,8 +81,9 @@ MISSING = _MISSING
 def view_of(doc: Document) -> CanonicalView:
     filled: set[str] = set()
     view = CanonicalView(kind=doc.kind, assets=dict(doc.assets), members=dict(doc.members), image=doc.image)
-    if doc.card is not None:
-        raw, filled = _v3_dump(doc.card)
+    card = doc.card if doc.card is not None else card_of(doc)  # a NovelAI scenario/story: its text is a card's
+    if card is not None:
+        raw, filled = _v3_dump(card)
         view.root = {k: v for k, v in raw.items() if k not in ("data", *_FORMAT_LABELS)}
         data = dict(raw.get("data") or {})
         for name in list(data):

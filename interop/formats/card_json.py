@@ -12,6 +12,7 @@ from ..errors import InvalidCardError
 from ..jsonio import dump_json
 from ..model import V2_SPEC, V3_SPEC, Card
 from ..model.versions import STASH, V1_FIELDS, as_displayed, check_spec_version, to_v1, to_v2, to_v3
+from .card_books import card_for
 from .registry import Format, Probe, ReadContext, WriteContext, register
 
 
@@ -86,7 +87,8 @@ def card_json_bytes(card: Card, version: str, ctx: WriteContext) -> bytes:
 
 def _writer(version: str):
     def write(doc: Document, ctx: WriteContext) -> bytes:
-        return card_json_bytes(as_card(doc), version, ctx)
+        card = as_card(doc) if version == "v1" else card_for(doc, {"v3": "ccv3", "v2": "ccv2"}[version])
+        return card_json_bytes(card, version, ctx)
 
     return write
 

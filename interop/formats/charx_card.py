@@ -34,13 +34,13 @@ from ..containers.charx import (
     write_charx,
 )
 from ..containers.png import splice_text_chunks
-from ..convert import as_card
 from ..document import Document
 from ..errors import InteropError
 from ..jsonio import dump_json, load_json
 from ..model import V3_SPEC
 from ..model.versions import check_spec_version, to_v3
 from .asset_origin import ORIGINS_MEMBER, load_origins, move, origin, origins_bytes
+from .card_books import card_for
 from .card_json import card_from_json
 from .png_card import is_stale_keyword
 from .registry import Format, Probe, ReadContext, WriteContext, register
@@ -161,7 +161,7 @@ class _Layout:
 
 
 def _write(doc: Document, ctx: WriteContext) -> bytes:
-    card = to_v3(as_card(doc))
+    card = to_v3(card_for(doc, "charx"))
     raw = card.dump()
     data = raw.setdefault("data", {})
     source = doc.native.get("charx") if isinstance(doc.native.get("charx"), dict) else None

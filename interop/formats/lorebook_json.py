@@ -6,11 +6,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..convert import as_lorebook
 from ..document import Document
 from ..errors import InvalidCardError
 from ..jsonio import dump_json
 from ..model import LOREBOOK_SPECS, Lorebook
+from .card_books import book_for
 from .card_json import _first_error
 from .registry import Format, Probe, ReadContext, WriteContext, register
 
@@ -47,7 +47,7 @@ def _read_v3(data: bytes, ctx: ReadContext) -> Document:
 
 
 def _write_v3(doc: Document, ctx: WriteContext) -> bytes:
-    book = as_lorebook(doc)
+    book = book_for(doc, "lorebook_v3")
     wrapper = dict(doc.native.get("wrapper", {})) if doc.format == "lorebook_v3" else {}
     wrapper.setdefault("spec", "lorebook_v3")
     out = {**wrapper, "data": book.dump()}
@@ -78,7 +78,7 @@ def _read_book(data: bytes, ctx: ReadContext) -> Document:
 
 
 def _write_book(doc: Document, ctx: WriteContext) -> bytes:
-    return dump_json(as_lorebook(doc).dump(), pretty=ctx.pretty)
+    return dump_json(book_for(doc, "character_book").dump(), pretty=ctx.pretty)
 
 
 def _describe(doc: Document) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from ..limits import Limits
 from ..model import as_str_list
 from ..model.versions import to_v3
 from .novelai import check_version, describe_book, lorebook_from_novelai, novelai_from_lorebook
+from .novelai_card import stashed_wrapper
 from .png_card import base_image, is_card_keyword, is_stale_keyword
 from .registry import Format, Probe, ReadContext, WriteContext, register
 
@@ -104,8 +105,15 @@ def _write_scenario(doc: Document, ctx: WriteContext) -> bytes:
 
 
 def new_scenario(doc: Document, lorebook: dict[str, Any] | None) -> dict[str, Any]:
-    """A NovelAI scenario built from a card (or a standalone lorebook): see mappings/novelai.json."""
+    """A NovelAI scenario built from a card (or a standalone lorebook): see mappings/novelai.json.
+
+    A card made from a scenario (``extensions.novelai.scenario``) gives that scenario back."""
     card = to_v3(as_card(doc))  # a V1 card keeps its fields (and its stash) at the root
+    stashed = stashed_wrapper(card, "scenario")
+    if stashed is not None:
+        if lorebook is not None:
+            stashed["lorebook"] = lorebook
+        return stashed
     data = card.data
     memory = "\n\n".join(t for t in (data.description, data.personality, data.scenario) if isinstance(t, str) and t)
     out: dict[str, Any] = {
@@ -165,6 +173,12 @@ def _read_story(data: bytes, ctx: ReadContext) -> Document:
 
 def _write_story(doc: Document, ctx: WriteContext) -> bytes:
     story = _write_nested(doc, "novelai-story", novelai_from_lorebook(as_lorebook(doc)))
+    if story is None and doc.format != "novelai-story":
+        story = stashed_wrapper(to_v3(as_card(doc)), "story")
+        if story is not None:
+            content = story.setdefault("content", {})
+            if isinstance(content, dict):
+                content["lorebook"] = novelai_from_lorebook(as_lorebook(doc))
     if story is None:
         raise ConversionError(
             "a NovelAI story can only be written back from a story export (it holds the story text); "

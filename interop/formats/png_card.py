@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..containers.png import PNG_SIGNATURE, PngScan, TextChunk, is_png, scan, splice_text_chunks
-from ..convert import as_card
 from ..document import Document
 from ..errors import CorruptInputError, FormatError, InteropError, InvalidCardError, LimitExceededError
 from ..jsonio import dump_json, load_json
@@ -38,6 +37,7 @@ from ..limits import DEFAULT_LIMITS, Limits
 from ..model import Card
 from ..model.versions import as_displayed, spec_of, to_v2, to_v3
 from .asset_origin import load_origins, move, origin
+from .card_books import card_for
 from .card_json import read_card_document
 from .registry import Format, Probe, ReadContext, WriteContext, register
 
@@ -322,7 +322,7 @@ def base_image(doc: Document, ctx: WriteContext, card: Card) -> bytes:
 
 
 def _write(doc: Document, ctx: WriteContext) -> bytes:
-    card = as_card(doc)
+    card = card_for(doc, "png")
     picture = next((i for i in (ctx.image, doc.image, main_icon(card, doc.assets)) if i is not None), None)
     image = base_image(doc, ctx, card)
     card, assets, moved = _moved_back(card, doc.assets, picture, load_origins(doc))

@@ -260,7 +260,24 @@ def _build_entry(top: dict[str, Any], ns: dict[str, Any], foreign: dict[str, Any
 # --- canonical entry -> native ---------------------------------------------------------
 
 
-def _native_value(field: WorldField, entry: LorebookEntry, ns: dict[str, Any], template: bool, index: int) -> Any:
+@dataclass(frozen=True)
+class Fill:
+    """How a book that is not a world file is filled the way ST's importers fill it.
+
+    ``from_card``: the book is a card's ``character_book``, imported by ``convertCharacterBook``
+    (public/scripts/world-info.js), whose position fallback is 1 (after char) for anything but
+    ``'before_char'``; ST's NovelAI/Agnai/Risu converters put entries at 0 (before char).
+    ``plain_keys``: the entry's ``use_regex`` is ST's exporter constant (``true`` on every entry of
+    ``convertWorldInfoToCharacterBook``), so its plain keys stay plain.
+    """
+
+    from_card: bool = False
+    plain_keys: bool = False
+
+
+def _native_value(
+    field: WorldField, entry: LorebookEntry, ns: dict[str, Any], template: bool, index: int, fill: Fill = Fill()
+) -> Any:
     """The native value of ``field``, or ``_ABSENT``. ``template`` fills ST's import defaults."""
     key = field.ns_key
     kind = field.transform
@@ -275,16 +292,21 @@ def _native_value(field: WorldField, entry: LorebookEntry, ns: dict[str, Any], t
         if present and value is None and template and (field.default is not None or not field.has_default):
             present = False  # ST's importer reads these with `??` / `||`: null takes the fallback
         if present:
-            if field.native == "key" and template and entry.use_regex is True and isinstance(value, list):
+            if field.native == "key" and template and entry.use_regex is True and isinstance(value, list) and not (
+                fill.plain_keys
+            ):
                 cs = entry.case_sensitive is True
                 value = [_as_regex_key(k, cs) if isinstance(k, str) and k.strip() else k for k in value]
             return value
         if not template:
             return _ABSENT
         if field.native == "position":
-            return {"after_char": 1}.get(entry.position if isinstance(entry.position, str) else "", 0)
+            return _position_fallback(entry, fill)
+        named = not fill.from_card and isinstance(entry.name, str) and bool(entry.name.strip())
+        if field.native == "comment" and named:
+            return entry.name  # ST's NovelAI importer: comment <- displayName (our `name`); a card's is ignored
         if field.native == "addMemo":
-            return bool(entry.comment)
+            return bool(entry.comment) or named
         if field.native == "displayIndex":
             return index
         if field.native == "uid":
@@ -328,6 +350,12 @@ def _native_value(field: WorldField, entry: LorebookEntry, ns: dict[str, Any], t
     raise AssertionError(f"unknown transform {kind!r} in mappings/sillytavern.json")  # table bug, not input
 
 
+def _position_fallback(entry: LorebookEntry, fill: Fill) -> int:
+    if fill.from_card:
+        return 0 if entry.position == "before_char" else 1
+    return 1 if entry.position == "after_char" else 0
+
+
 class _Absent:
     def __repr__(self) -> str:
         return "<absent>"
@@ -336,14 +364,18 @@ class _Absent:
 _ABSENT = _Absent()
 
 
-def _native_from_entry(entry: LorebookEntry, template: bool, index: int) -> dict[str, Any]:
+def _native_from_entry(entry: LorebookEntry, template: bool, index: int, fill: Fill = Fill()) -> dict[str, Any]:
     ns = entry.ext(NAMESPACE).get("entry")
     ns = ns if isinstance(ns, dict) else {}
     out: dict[str, Any] = {}
     for field in FIELDS:
-        value = _native_value(field, entry, ns, template, index)
+        value = _native_value(field, entry, ns, template, index, fill)
         if value is not _ABSENT:
             out[field.native] = copy.deepcopy(value)
+    added = ns.get("added_fields")
+    if isinstance(added, list) and not template:  # spec fields a card writer added to a world entry
+        for name in added:
+            out.pop(NATIVE_OF_REQUIRED.get(name, name) or "", None)
     unknown = ns.get("unknown")
     if isinstance(unknown, dict):
         out.update(copy.deepcopy(unknown))
@@ -424,25 +456,45 @@ def _pin_exact(
     entry.extensions = {**(foreign or {}), NAMESPACE: {"entry": ns}}
 
 
-def world_from_lorebook(book: Lorebook) -> dict[str, Any]:
+def st_exported_use_regex(entry: LorebookEntry) -> bool:
+    """The entry's ``use_regex`` is ST's exporter constant, not a statement about its keys.
+
+    ``convertWorldInfoToCharacterBook`` (src/endpoints/characters.js) writes ``use_regex: true``
+    on every entry next to its flat ``extensions`` keys; ST's importer ignores it and treats a
+    key as a regex only when it is written ``/pattern/flags``. SillyTavern never writes an
+    ``extensions.sillytavern`` namespace: an entry with ours (a card we wrote records a real
+    ``use_regex`` in ``card_fields`` there) or with Risu data (``extensions.risuai``) has a real one.
+    """
+    extensions = entry.extensions if isinstance(entry.extensions, dict) else {}
+    if not any(k in BY_FLAT for k in extensions):
+        return False
+    return NAMESPACE not in extensions and "risuai" not in extensions
+
+
+def world_from_lorebook(book: Lorebook, *, from_card: bool = False) -> dict[str, Any]:
     """The native world-info object SillyTavern would hold for ``book``.
 
     A book read from a world file gives that file back exactly. Any other book is
-    filled the way ST's card-lore import fills it (template defaults, ``originalData``
-    = the book), without its lossy fallbacks (see the mapping table notes).
+    filled the way ST's importers fill it (template defaults, ``originalData`` = the
+    book; ``from_card``: a card's book, imported by ``convertCharacterBook``), without
+    their lossy fallbacks (see the mapping table notes).
     """
+    plain = [st_exported_use_regex(e) for e in book.entries]
     book, _ = normalize_card_book(book)  # a card book may still carry ST's flat keys
     meta = book_ext(book)
     native_world = meta.native_world is True
-    natives = [_native_from_entry(e, template=not native_world, index=i) for i, e in enumerate(book.entries)]
+    natives = [
+        _native_from_entry(e, template=not native_world, index=i, fill=Fill(from_card, plain[i]))
+        for i, e in enumerate(book.entries)
+    ]
     keys: list[str | None] = []
     for entry, native in zip(book.entries, natives, strict=True):
         uid_key = entry_ext(entry).uid_key
         uid = native.get("uid")
         if isinstance(uid_key, str) and native_world:
             keys.append(uid_key)
-        elif isinstance(uid, int) and not isinstance(uid, bool):
-            keys.append(str(uid))
+        elif (isinstance(uid, int) and not isinstance(uid, bool)) or (isinstance(uid, str) and uid):
+            keys.append(str(uid))  # ST's convertCharacterBook keys an entry by its id as given, "1" included
         else:
             keys.append(None)
     entries: dict[str, Any] = {}
@@ -491,7 +543,9 @@ def _original_data(book: Lorebook, entries: dict[str, Any]) -> dict[str, Any]:
 TOP_LEVEL_NATIVE = ("uid", "key", "keysecondary", "comment", "content", "constant", "selective", "order", "disable")
 
 
-def card_book_from_lorebook(book: Lorebook) -> dict[str, Any]:
+def card_book_from_lorebook(
+    book: Lorebook, *, from_card: bool = False, plain: list[bool] | None = None
+) -> dict[str, Any]:
     """``character_book`` the way ST's exporter writes it, without its losses.
 
     Entry top level: the spec fields ST writes (``position`` is ``before_char`` only
@@ -504,6 +558,7 @@ def card_book_from_lorebook(book: Lorebook) -> dict[str, Any]:
     file what makes it come back exactly: ``uid_key``, ``verbatim``, ``omit``,
     ``world_extensions``).
     """
+    plain = plain if plain is not None else [st_exported_use_regex(e) for e in book.entries]
     book, _ = normalize_card_book(book)
     raw = book.dump()
     native_world = book_ext(book).native_world is True
@@ -511,14 +566,142 @@ def card_book_from_lorebook(book: Lorebook) -> dict[str, Any]:
     out.setdefault("extensions", {})
     entries = []
     for index, entry in enumerate(book.entries):
-        full = _native_from_entry(entry, template=True, index=index)
+        fill = Fill(from_card, plain[index])
+        full = _native_from_entry(entry, template=True, index=index, fill=fill)
         own = _native_from_entry(entry, template=False, index=index)
-        entries.append(_card_entry(entry, full, own, native_world))
+        entries.append(_card_entry(entry, full, own, native_world, plain[index]))
     out["entries"] = entries
     return out
 
 
-def _card_entry(entry: LorebookEntry, full: dict[str, Any], own: dict[str, Any], native_world: bool) -> dict[str, Any]:
+# Spec fields CCv3 requires on every entry (character-card-v3.txt, "lorebook entry"), with the
+# native field whose value SillyTavern would apply when the source lacks them.
+REQUIRED_ENTRY_FIELDS = (
+    ("keys", "key"), ("content", "content"), ("enabled", "disable"), ("insertion_order", "order"),
+    ("use_regex", None), ("extensions", None),
+)
+
+
+# Top-level card fields convertCharacterBook reads with a fallback (`x || fallback`): written when
+# the entry lacks them and means something else than the fallback.
+ST_TOP_LEVEL = (
+    ("selective", "selective", False), ("constant", "constant", False), ("secondary_keys", "keysecondary", []),
+)
+NATIVE_OF_REQUIRED = {name: native for name, native in REQUIRED_ENTRY_FIELDS if native} | {
+    name: native for name, native, _ in ST_TOP_LEVEL
+}
+
+
+def st_readable_book(book: Lorebook, *, from_card: bool = False) -> tuple[Lorebook, dict[str, Counter[str]]]:
+    """``book`` as every card-book writer writes it: what SillyTavern needs to load the same settings.
+
+    Each entry keeps its fields and its ``extensions.sillytavern`` namespace (our round trip) and
+    gains (1) the flat ``extensions`` keys ST's ``convertCharacterBook`` reads (exactly the
+    ``sillytavern-card`` writer's, from ``card_book_from_lorebook``; a flat key the entry already
+    has is kept as it is), and (2) the V3-required fields it lacks, with the value ST would apply
+    (``enabled: true`` unless disabled, ``insertion_order`` = ST's order, ``use_regex: false``
+    unless every key is a ``/regex/``). Returns the book and the added defaults
+    (``{field: Counter(value as JSON)}``) for the report.
+    """
+    card = card_book_from_lorebook(book, from_card=from_card)
+    added: dict[str, Counter[str]] = {}
+    entries = []
+    native_world = book_ext(book).native_world is True
+    for index, (entry, written) in enumerate(zip(book.entries, card["entries"], strict=True)):
+        fill = Fill(from_card, st_exported_use_regex(entry))
+        entries.append(_readable_entry(entry, index, written, added, fill, native_world))
+    return book.model_copy(update={"entries": entries}), added
+
+
+def _readable_entry(
+    entry: LorebookEntry, index: int, written: dict[str, Any], added: dict[str, Counter[str]], fill: Fill,
+    book_native_world: bool,
+) -> LorebookEntry:
+    raw = entry.dump()
+    before = set(raw)
+    for name, _native in REQUIRED_ENTRY_FIELDS:
+        if name not in raw and name != "extensions":
+            value = {"keys": written["keys"], "content": written["content"], "enabled": written["enabled"],
+                     "insertion_order": written["insertion_order"], "use_regex": entry.use_regex is True}[name]
+            raw[name] = value
+            added.setdefault(name, Counter())[json.dumps(value)[:40]] += 1
+    for name, _native, fallback in ST_TOP_LEVEL:
+        if name not in raw and written.get(name) is not None and written[name] != fallback:
+            raw[name] = written[name]
+            added.setdefault(name, Counter())[json.dumps(written[name])[:40]] += 1
+    added_here = [n for n in raw if n not in before]
+    extensions = dict(raw["extensions"]) if isinstance(raw.get("extensions"), dict) else {}
+    if "extensions" not in raw:
+        added.setdefault("extensions", Counter())["{}"] += 1
+    flat = _flat_to_write(entry, index, written, extensions, fill)
+    extensions.update(flat)
+    extra = _namespace_extra(entry, written, extensions, fill)
+    # A world file written back leaves out again what it lacked: spec fields, and fields
+    # given a flat key only because ST's card import would not fall back to the world's default.
+    added_here += [BY_FLAT[k].native for k in flat if k not in written["extensions"]]
+    if book_native_world and added_here:
+        extra["added_fields"] = added_here
+    if extra:
+        ns = entry.ext(NAMESPACE).get("entry")
+        ours = extensions.get(NAMESPACE) if isinstance(extensions.get(NAMESPACE), dict) else {}
+        extensions[NAMESPACE] = {**ours, "entry": {**(ns if isinstance(ns, dict) else {}), **extra}}
+    raw["extensions"] = extensions
+    return LorebookEntry.model_validate(raw)
+
+
+def _flat_to_write(
+    entry: LorebookEntry, index: int, written: dict[str, Any], extensions: dict[str, Any], fill: Fill
+) -> dict[str, Any]:
+    """ST's exporter's flat keys the entry lacks (a flat key it has stays as it is, except over a
+    world entry's own stale ``extensions`` copy). A world entry written without some field gets
+    the template's value for it: what the world means, and not always what ``convertCharacterBook``
+    falls back to (``position``: 0 in the world, 1 for a card entry without the key)."""
+    exported = written["extensions"]
+    stale_world_copy = "world_extensions" in exported.get(NAMESPACE, {}).get("entry", {})
+    out = {}
+    for key, field in BY_FLAT.items():
+        if key in extensions and not stale_world_copy:
+            continue
+        if key in exported:
+            out[key] = exported[key]
+        elif field.has_default and key != "display_index":
+            out[key] = import_fallback(key, _TEMPLATE_ENTRY, index, fill)
+    return out
+
+
+_TEMPLATE_ENTRY = LorebookEntry(position="before_char")  # position 0, like ST's new-entry template
+
+
+def import_fallback(flat: str, entry: LorebookEntry, index: int, fill: Fill) -> Any:
+    """What ``convertCharacterBook`` loads for an entry without the flat key ``flat``."""
+    if flat == "position":
+        return 0 if entry.position == "before_char" else 1
+    if flat == "display_index":
+        return index
+    field = BY_FLAT[flat]
+    if field.transform in ("recursion", "match", "invert"):
+        return False
+    if field.transform == "group":
+        return ""
+    return field.default
+
+
+def _namespace_extra(entry: LorebookEntry, written: dict[str, Any], extensions: dict[str, Any], fill: Fill) -> dict:
+    """What the namespace needs for the way back: the world entry's own extension keys, and a real
+    ``use_regex`` next to flat keys (else read as ST's exporter constant, see st_exported_use_regex)."""
+    ns_written = written["extensions"].get(NAMESPACE, {}).get("entry", {})
+    extra: dict[str, Any] = {}
+    if "world_extensions" in ns_written:
+        extra["world_extensions"] = ns_written["world_extensions"]
+    has_flat = any(k in BY_FLAT for k in extensions)
+    if has_flat and entry.use_regex is True and not fill.plain_keys and "risuai" not in extensions:
+        extra["card_fields"] = {"use_regex": True}
+    return extra
+
+
+def _card_entry(
+    entry: LorebookEntry, full: dict[str, Any], own: dict[str, Any], native_world: bool, plain_keys: bool = False
+) -> dict[str, Any]:
     position = full.get("position")
     card: dict[str, Any] = {
         "id": full.get("uid"),
@@ -561,7 +744,8 @@ def _card_entry(entry: LorebookEntry, full: dict[str, Any], own: dict[str, Any],
             stash["omit"] = omit
         if isinstance(own.get("extensions"), dict):
             stash["world_extensions"] = list(own["extensions"])
-    card_fields = {name: card[name] for name in CARD_ONLY_FIELDS if name in card}
+    # ST's constant use_regex is not stashed: a stashed one says the keys really are patterns.
+    card_fields = {n: card[n] for n in CARD_ONLY_FIELDS if n in card and not (plain_keys and n == "use_regex")}
     if card_fields:
         stash["card_fields"] = card_fields
     extensions[NAMESPACE] = {"entry": stash}
@@ -600,7 +784,7 @@ def _normalize_entry(index: int, entry: LorebookEntry, conflicts: list[str], kee
     existing = ours.get("entry") if isinstance(ours, dict) else None
     if not flat and (not isinstance(existing, dict) or not {"card_fields", "world_extensions"} & set(existing)):
         return entry  # nothing to fold or restore
-    if isinstance(existing, dict) and existing.get("has_extensions") is True:
+    if isinstance(existing, dict) and existing.get("has_extensions") is True and "world_extensions" not in existing:
         # Read from a world file: flat-looking keys are that entry's own `extensions` object
         # (copies ST made when the entry came from a card, ignored by ST); the namespace is the truth.
         return entry
@@ -695,8 +879,11 @@ def normalize_card(card: Card, *, keep_flat: bool = False) -> tuple[Card, list[s
     return new, conflicts
 
 
-def sillytavern_card(card: Card) -> dict[str, Any]:
-    """The card as SillyTavern writes it: ``chara_card_v2``, V1 mirror at the root, flat book keys."""
+def sillytavern_card(card: Card, *, from_card: bool = True, plain: list[bool] | None = None) -> dict[str, Any]:
+    """The card as SillyTavern writes it: ``chara_card_v2``, V1 mirror at the root, flat book keys.
+
+    ``from_card``: the book was a card's (ST's card-import position fallback applies), not a
+    standalone lorebook wrapped in a new card."""
     v2 = to_v2(card)
     raw = v2.dump()
     data = raw.setdefault("data", {})
@@ -705,7 +892,7 @@ def sillytavern_card(card: Card) -> dict[str, Any]:
         data["extensions"] = {}
     extensions = data["extensions"]
     if book is not None:
-        data["character_book"] = card_book_from_lorebook(book)
+        data["character_book"] = card_book_from_lorebook(book, from_card=from_card, plain=plain)
         dropped = {k: data["character_book"][k] for k in BOOK_FIELDS_DROPPED_BY_ST if k in data["character_book"]}
         if dropped.get("extensions") == {}:
             del dropped["extensions"]
@@ -758,10 +945,10 @@ def _read_world(data: bytes, ctx: ReadContext) -> Document:
 
 
 def _write_world(doc: Document, ctx: WriteContext) -> bytes:
-    book, conflicts = normalize_card_book(as_lorebook(doc))
-    for conflict in conflicts:
+    book = as_lorebook(doc)
+    for conflict in normalize_card_book(book)[1]:
         doc.warn(conflict)
-    return dump_json(world_from_lorebook(book), pretty=ctx.pretty)
+    return dump_json(world_from_lorebook(book, from_card=doc.card is not None), pretty=ctx.pretty)
 
 
 def _read_card(data: bytes, ctx: ReadContext) -> Document:
@@ -784,10 +971,13 @@ def _read_card(data: bytes, ctx: ReadContext) -> Document:
 
 
 def _write_card(doc: Document, ctx: WriteContext) -> bytes:
-    card, conflicts = normalize_card(as_card(doc))
+    source = as_card(doc)
+    book = source.data.character_book
+    plain = [st_exported_use_regex(e) for e in book.entries] if isinstance(book, Lorebook) else None
+    card, conflicts = normalize_card(source)
     for conflict in conflicts:
         doc.warn(conflict)
-    return dump_json(sillytavern_card(card), pretty=ctx.pretty)
+    return dump_json(sillytavern_card(card, from_card=doc.card is not None, plain=plain), pretty=ctx.pretty)
 
 
 def _enum_name(table: dict[int, str], value: Any) -> str:

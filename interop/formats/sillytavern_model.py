@@ -82,6 +82,7 @@ class STEntryExt(CanonicalModel):
     omit: Lenient[list[str]] = None  # native fields the typed fields would add but the file did not have
     card_fields: Lenient[dict[str, Any]] = None  # CCv3 entry fields ST's card exporter drops (name, priority, ...)
     world_extensions: Lenient[list[str]] = None  # card stash only: keys the world entry's own `extensions` had
+    added_fields: Lenient[list[str]] = None  # spec (or native) fields a card writer added to a world entry
 
 
 class STLorebookExt(CanonicalModel):

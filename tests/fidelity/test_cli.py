@@ -15,6 +15,7 @@ from interop.cli import EXIT_CHECK_FAILED, cli
 from interop.document import Document
 from interop.formats import registry
 from interop.formats.registry import WriteContext, get_format
+from tests.st_exporter import ENTRY_REQUIRED, FLAT
 
 SCHEMA = json.loads((Path(__file__).parents[2] / "docs" / "fidelity-report.schema.json").read_text())
 
@@ -100,7 +101,7 @@ def test_report_never_overwrites_an_input(card: Path, tmp_path: Path) -> None:
 def test_roundtrip_prints_identical_and_predicted_differences(card: Path) -> None:
     code, stdout, _ = run("roundtrip", str(card), "--via", "ccv2", "--via", "lorebook_v3")
     assert code == 0, stdout
-    assert "via ccv2 -> ccv3: identical" in stdout
+    assert "via ccv2 -> ccv3: identical but for" in stdout  # SillyTavern's flat keys (tests/st_exporter.py)
     assert "via lorebook_v3 -> ccv3: differs, as reported" in stdout
     assert "card.nickname: removed" in stdout
 
@@ -157,9 +158,32 @@ def test_diff_matches_entries_by_id_then_content(card: Path, tmp_path: Path) -> 
     assert "5 difference(s)" in stdout
 
 
-def test_diff_across_formats_sees_no_difference(card: Path, tmp_path: Path) -> None:
+def test_diff_across_formats_sees_only_what_the_writer_adds(card: Path, tmp_path: Path) -> None:
     v2 = tmp_path / "ilse.v2.json"
     assert run("convert", str(card), "--to", "ccv2", "-o", str(v2), "-q")[0] == 0
     code, stdout, _ = run("diff", str(card), str(v2))
-    assert code == 0, stdout
-    assert stdout.strip().endswith("no differences")
+    changes = [line.strip() for line in stdout.splitlines() if line.startswith("  ")]
+    assert code == 1 and changes, stdout
+    for line in changes:  # ST's flat keys, and our note that entry 1's use_regex is real (not ST's constant)
+        assert ": added: " in line, line
+        path, value = line.split(": added: ")
+        if path == "extensions":  # the entry had none: the whole object is new
+            assert set(json.loads(value)) <= FLAT, line
+        elif "." not in path:
+            assert path in ENTRY_REQUIRED, line
+        else:
+            assert path.split(".")[1] in FLAT or path == "extensions.sillytavern.entry.card_fields.use_regex", line
+    assert "at sillytavern" not in stdout  # SillyTavern loads B with A's settings
+
+
+def test_diff_sees_a_file_sillytavern_loads_differently(card: Path, tmp_path: Path) -> None:
+    """Same fields, other settings at the app: ST's ``convertCharacterBook`` (public/scripts/world-info.js)
+    reads ``extensions.depth``, not our namespace, so a stale flat key wins there."""
+    v2 = tmp_path / "ilse.v2.json"
+    assert run("convert", str(card), "--to", "ccv2", "-o", str(v2), "-q")[0] == 0
+    data = json.loads(v2.read_text())
+    data["data"]["character_book"]["entries"][0]["extensions"]["depth"] = 9
+    v2.write_text(json.dumps(data))
+    code, stdout, _ = run("diff", str(card), str(v2))
+    assert code == 1
+    assert "at sillytavern" in stdout and "depth = 9" in stdout, stdout

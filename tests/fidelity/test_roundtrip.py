@@ -5,6 +5,7 @@ from __future__ import annotations
 from interop.document import Document
 from interop.fidelity.roundtrip import document_changes, roundtrip
 from interop.model import Card, Lorebook
+from tests.st_exporter import FLAT
 
 FULL_V2_FIELDS = dict.fromkeys(
     ("description", "personality", "scenario", "first_mes", "mes_example", "creator_notes", "system_prompt"), ""
@@ -26,10 +27,26 @@ def card() -> Document:
 
 
 def test_lossless_trip_is_identical() -> None:
-    leg = roundtrip(card(), "ccv2")
+    doc = card()
+    assert doc.card is not None and doc.card.data.character_book is not None
+    doc.card.data.character_book = None
+    leg = roundtrip(doc, "ccv2")
     assert leg.back_format == "ccv3" and leg.identical and leg.ok
     assert leg.forward is not None and not leg.forward.has_losses
     assert leg.backward is not None
+
+
+def test_a_trip_through_a_card_adds_only_required_fields_and_sillytavern_flat_keys() -> None:
+    """CCv3 requires enabled/insertion_order/extensions on an entry; SillyTavern's importer
+    (``convertCharacterBook``, public/scripts/world-info.js) reads settings only from flat
+    ``extensions`` keys, which every card writer adds as ST's exporter writes them."""
+    leg = roundtrip(card(), "ccv2")
+    assert leg.back_format == "ccv3" and leg.ok and not leg.identical and leg.only_additions
+    added = {c.path[2:] for c in leg.changes}
+    assert {("enabled",), ("insertion_order",)} <= added
+    assert {p[1] for p in added if p[0] == "extensions"} <= FLAT
+    assert leg.forward is not None and not leg.forward.has_losses
+    assert "entry.enabled = true (1 entries)" in leg.forward.added
 
 
 def test_lossy_trip_differs_as_predicted() -> None:

@@ -1,0 +1,129 @@
+"""Target-application models: what each app loads from a file, compared with the source's settings.
+
+Our reader agreeing with our writer proves the data is in the file; these models say what
+the application does with the file on import (facts from its import code, cited per module).
+``app_verdicts`` compares, entry by entry, the source's settings in the app's own terms with
+what the app loads from the output, and names every difference as a report finding.
+
+Which app judges a conversion (``apps_for``): the target's platform when it is an app;
+for a generic card/lorebook target (ccv3 family), the source's app, or SillyTavern for a
+generic source. A conversion into the source's own format is the same bytes for the app:
+nothing to compare.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...document import Document
+from ..hooks import Finding
+from ..paths import render
+from . import agnai_check, novelai_check, risu_check, sillytavern_check
+
+CHECKS = {
+    "sillytavern": sillytavern_check.findings,
+    "risu": risu_check.findings,
+    "agnai": agnai_check.findings,
+    "novelai": novelai_check.findings,
+}
+"""app -> ``findings(source_doc, output_bytes, target_format) -> AppVerdict``."""
+
+GENERIC_PLATFORMS = ("ccv3",)
+NO_BOOK_TARGETS = ("ccv1",)
+"""A V1 card has no lorebook: its mapping table says where the book goes (a stash)."""
+
+
+@dataclass
+class AppVerdict:
+    app: str
+    via: str = ""
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    compared: int = 0
+    """Entry settings compared (entries x fields)."""
+    differing: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "app": self.app,
+            "via": self.via,
+            "compared": self.compared,
+            "differing": self.differing,
+            "findings": [{"path": render(f.path), "fate": f.fate, "detail": f.detail} for f in self.findings],
+            "notes": list(self.notes),
+        }
+
+
+TARGET_CHECKED = ("sillytavern",)
+"""Apps whose own formats are judged by their model when they are the target (the others'
+writers produce their native format, which their app loads as written)."""
+
+
+def apps_for(source_platform: str, target_platform: str) -> list[str]:
+    if target_platform in TARGET_CHECKED:
+        return [target_platform]
+    if target_platform not in GENERIC_PLATFORMS:
+        return []  # e.g. risu-lorebook, agnai-book: the mapping tables and hooks describe them
+    if source_platform in CHECKS:
+        return [source_platform]
+    return ["sillytavern"] if source_platform in GENERIC_PLATFORMS else []
+
+
+def app_verdicts(
+    source: Document, source_platform: str, target_format: str, target_platform: str, output: bytes
+) -> list[AppVerdict]:
+    if source.format == target_format or source.book is None or target_format in NO_BOOK_TARGETS:
+        return []
+    verdicts = []
+    for app in apps_for(source_platform, target_platform):
+        verdict = CHECKS[app](source, output, target_format)
+        if verdict is not None:
+            verdicts.append(verdict)
+    return verdicts
+
+
+APP_TITLES = {"sillytavern": "SillyTavern", "risu": "RisuAI", "agnai": "Agnai", "novelai": "NovelAI"}
+
+
+def docs_section() -> list[str]:
+    """Markdown for docs/fidelity.md: what each app's import does, from the models' own facts."""
+    from . import sillytavern as st
+
+    lines = ["## What each app loads", "", *_doc_paragraphs(__doc__), ""]
+    modules = {"sillytavern": (st, sillytavern_check), "risu": (risu_check,), "agnai": (agnai_check,),
+               "novelai": (novelai_check,)}
+    for app, parts in modules.items():
+        lines += [f"### {APP_TITLES[app]} (`{app}`)", ""]
+        for module in parts:
+            lines += [*_doc_paragraphs(module.__doc__), ""]
+        if app == "sillytavern":
+            lines += _st_table(st)
+    return lines
+
+
+def _doc_paragraphs(text: str | None) -> list[str]:
+    return [line[4:] if line.startswith("    ") else line for line in (text or "").strip().splitlines()]
+
+
+def _st_table(st: Any) -> list[str]:
+    lines = [
+        "What `convertCharacterBook` reads from each card entry (every card-book writer writes these flat "
+        "`extensions` keys, as SillyTavern's exporter `convertWorldInfoToCharacterBook` does):",
+        "",
+        "| ST field | card entry | fallback when absent or null |",
+        "|---|---|---|",
+        "| `uid` | `id` | a free number |",
+        "| `key` / `keysecondary` | `keys` / `secondary_keys` | none / `[]` |",
+        "| `comment` / `content` | `comment` / `content` | `''` / none |",
+        "| `constant` / `selective` | `constant` / `selective` | `false` / `false` |",
+        "| `order` | `insertion_order` | none (undefined) |",
+        "| `disable` | `!enabled` | a missing `enabled` disables the entry |",
+        "| `position` | `extensions.position` | `position === 'before_char'` ? 0 : 1 |",
+        "| `displayIndex` | `extensions.display_index` | the entry's index |",
+        "| `triggers` | `extensions.triggers` | `[]` |",
+    ]
+    for name, (flat, fallback) in st.FLAT_READS.items():
+        lines.append(f"| `{name}` | `extensions.{flat}` | `{json.dumps(fallback)}` |")
+    return [*lines, ""]

@@ -1,0 +1,31 @@
+"""The card book an application imports from our output bytes (PNG, CHARX or JSON).
+
+Shared by the Risu and Agnai checks: both import a card's ``character_book``. The PNG chunk
+read is ``ccv3`` first, then ``chara`` (both hold the same book in our output).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import sillytavern as st
+
+
+def card_book(data: bytes) -> tuple[list[dict[str, Any]], str] | None:
+    """The output's card book entries and where they were read, or None when it is not a card."""
+    try:
+        obj, via = st._parse(data)
+    except Exception:
+        return None
+    if not isinstance(obj, dict):
+        return None
+    book: Any = None
+    if "spec" in obj and obj.get("spec") != "lorebook_v3":
+        book = (obj.get("data") or {}).get("character_book") if isinstance(obj.get("data"), dict) else None
+    elif obj.get("spec") == "lorebook_v3":
+        book = obj.get("data")
+    elif isinstance(obj.get("entries"), list):
+        book = obj
+    if not isinstance(book, dict) or not isinstance(book.get("entries"), list):
+        return None
+    return [e for e in book["entries"] if isinstance(e, dict)], via
