@@ -144,7 +144,7 @@ def test_real_worlds_keep_every_setting_st_imports(path: Path, target: str) -> N
 
 
 @pytest.mark.parametrize("target", ["ccv3", "png", "charx", "ccv2", "character_book", "lorebook_v3"])
-def test_outputs_have_the_v3_required_entry_fields_and_the_report_lists_them(target: str) -> None:
+def test_outputs_have_the_v3_required_entry_fields_and_the_report_lists_them(target: str, tmp_path: Path) -> None:
     """Item 2: CCv3 requires keys, content, extensions, enabled, insertion_order (and use_regex in V3)."""
     path = SHARED_CORPUS / "st-worldinfo" / "st_old_KoboldAI_Worlds_Sample.json"
     if not path.exists():
@@ -152,7 +152,7 @@ def test_outputs_have_the_v3_required_entry_fields_and_the_report_lists_them(tar
     doc = api.read(path)
     data = api.write(doc, target)
     runner = CliRunner()
-    out = Path(runner.make_env().get("TMPDIR", "/tmp")) / f"item2.{target}"
+    out = tmp_path / f"item2.{target}"
     out.write_bytes(data)
     result = runner.invoke(cli, ["validate", "--strict", str(out)])
     assert result.exit_code == 0, result.output
