@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 from ..api import detect_all, read_bytes, write
 from ..document import Document
 from ..errors import FormatError, InteropError
+from ..formats.card_dates import DATE_FIELDS, record_of
 from ..formats.registry import get_format
 from ..mappings import FATES, Fate, TargetRule
 from .added import added_fields
@@ -144,6 +145,7 @@ def fidelity_report(
     items += _container_items(source, output, rules, fmt.name)
     if output is not None:
         _moved_asset_descriptors(items, source, output, fmt.name)
+        _translated_dates(items, output_doc)
     report = FidelityReport(
         source_format=source_doc.format,
         target_format=fmt.name,
@@ -370,6 +372,26 @@ def _moved_asset_descriptors(
             at = index.get(f"card.assets[{i}]")
             if at is not None and items[at].fate == "lost":
                 items[at] = items[at]._replace(fate="translated", detail=f"uri now {b['uri']} (the file moved with it)")
+
+
+def _translated_dates(items: list[FidelityItem], output_doc: Document | None) -> None:
+    """A V3 date the writer turned from an ISO string into Unix seconds (``formats.card_dates``) is translated."""
+    card = output_doc.card if output_doc is not None else None
+    if card is None or not card.data.has("extensions"):
+        return
+    record = record_of({"extensions": card.data.extensions})
+    if record is None:
+        return
+    index = {item.path: i for i, item in enumerate(items)}
+    for name, text in record["text"].items():
+        at = index.get(f"card.{name}")
+        number = getattr(card.data, name, None) if name in DATE_FIELDS else None
+        if at is not None and items[at].fate == "kept":
+            items[at] = items[at]._replace(
+                fate="translated",
+                detail=f"ISO date {text!r} written as Unix seconds {number!r} (CCv3 requires a number); "
+                "the string is kept in extensions.interop.dates for the way back",
+            )
 
 
 def _apply_findings(report: FidelityReport, found: list[Any], *, quiet: bool = False) -> None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..document import Document
+from ..formats.card_dates import restored_dates
 from ..formats.novelai_card import card_of
 from ..model import Card
 from ..model.versions import STASH, spec_of, to_v3
@@ -86,6 +87,7 @@ def view_of(doc: Document) -> CanonicalView:
         raw, filled = _v3_dump(card)
         view.root = {k: v for k, v in raw.items() if k not in ("data", *_FORMAT_LABELS)}
         data = dict(raw.get("data") or {})
+        data.update(restored_dates(data))  # an ISO date written as a number: compared as the source's string
         for name in list(data):
             if f"data.{name}" in filled:
                 del data[name]

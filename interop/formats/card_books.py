@@ -17,6 +17,7 @@ from ..convert import as_card, as_lorebook
 from ..document import Document
 from ..model import Card, Lorebook
 from ..model.versions import spec_of
+from .card_dates import DATE_FIELDS, record_of, restored_dates, translated_dates
 
 # CCv3 card fields every card must have (character-card-v3.txt) and the empty value a
 # conversion writes when the source lacks one (the fidelity report lists them as added).
@@ -35,6 +36,7 @@ def card_for(doc: Document, target: str) -> Card:
     update: dict[str, Any] = {
         name: copy.deepcopy(value) for name, value in REQUIRED_CARD_FIELDS.items() if not card.data.has(name)
     }
+    update.update(_dates_for(card, doc.format, target))
     book = card.data.character_book
     if isinstance(book, Lorebook):
         update["character_book"] = book_for(doc, target, book)
@@ -44,6 +46,19 @@ def card_for(doc: Document, target: str) -> Card:
     out.data.model_fields_set.update(update)
     out._filled = set(card._filled)
     return out
+
+
+def _dates_for(card: Card, source_format: str, target: str) -> dict[str, Any]:
+    """A V3 card's ISO dates as the numbers the spec requires, or the recorded strings put back
+    when ``target`` is the format they came from (``card_dates``). A V2 target stashes the
+    V3-only dates as they are, so they stay untouched."""
+    if spec_of(card) != "v3" or target == "ccv2":
+        return {}
+    data = {name: getattr(card.data, name) for name in (*DATE_FIELDS, "extensions") if card.data.has(name)}
+    record = record_of(data)
+    if record is None:
+        return translated_dates(data, source_format)
+    return restored_dates(data) if record.get("format") == target else {}
 
 
 def book_for(doc: Document, target: str, book: Lorebook | None = None) -> Lorebook:
