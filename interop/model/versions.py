@@ -172,6 +172,33 @@ def to_v2(card: Card, *, strip_decorators: bool = False) -> Card:
     return _validated(raw, {f for f in filled if not f.startswith(("data.group_only", "entries."))})
 
 
+def v1_carried(root: dict[str, Any]) -> dict[str, Any]:
+    """The V2 ``data`` fields SillyTavern's V1 import makes from root keys besides the six V1 fields.
+
+    ``importFromJson``/``importFromPng`` (src/endpoints/characters.js, the branch for
+    ``name !== undefined`` without ``spec``) read ``creatorcomment ?? creator_notes``,
+    ``talkativeness``, ``creator`` and ``tags``; ``convertToV2`` -> ``charaFormatData`` puts them
+    in ``data.creator_notes``, ``data.extensions.talkativeness``, ``data.creator`` and
+    ``data.tags`` (a string split on commas, trimmed, empty parts dropped). Only keys present
+    with a usable value are carried (ST's own defaults for absent ones are not added).
+    """
+    out: dict[str, Any] = {}
+    if isinstance(root.get("creator"), str):
+        out["creator"] = root["creator"]
+    notes = root.get("creatorcomment")
+    notes = root.get("creator_notes") if notes is None else notes
+    if isinstance(notes, str):
+        out["creator_notes"] = notes
+    tags = root.get("tags")
+    if isinstance(tags, str):
+        out["tags"] = [t.strip() for t in tags.split(",") if t.strip()]
+    elif isinstance(tags, list) and all(isinstance(t, str) for t in tags):
+        out["tags"] = list(tags)
+    if root.get("talkativeness") is not None:
+        out["extensions"] = {"talkativeness": copy.deepcopy(root["talkativeness"])}
+    return out
+
+
 def _v1_to_v2(card: Card) -> Card:
     raw = card.dump()
     root_stash = raw.get("extensions", {}).get(STASH) if isinstance(raw.get("extensions"), dict) else None
@@ -180,6 +207,8 @@ def _v1_to_v2(card: Card) -> Card:
     for name in V1_FIELDS:
         if name in raw and name not in data:
             data[name] = raw[name]
+    for name, value in v1_carried(raw).items():
+        data.setdefault(name, value)
     for name, default in V2_REQUIRED_DEFAULTS.items():
         if name not in data:
             data[name] = copy.deepcopy(default)
@@ -234,7 +263,11 @@ def to_v1(card: Card) -> Card:
         else:
             out[name] = ""
             replaced = True
-    extra = {k: v for k, v in data.items() if k not in V1_FIELDS and f"data.{k}" not in filled}
+    carried = v1_carried(out)  # what an upgrade of ``out`` gives back from its root keys
+    extra = {
+        k: v for k, v in data.items()
+        if k not in V1_FIELDS and f"data.{k}" not in filled and not (k in carried and carried[k] == v)
+    }
     if extra or replaced:
         extensions = out.get("extensions")
         absent = []

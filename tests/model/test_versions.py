@@ -110,3 +110,74 @@ def test_book_of_a_v1_file_is_found_in_its_stash() -> None:
     book = json.loads(interop.write(interop.read_bytes(v1_bytes), "lorebook_v3"))
     source = json.loads(path.read_text())["data"]["character_book"]
     assert strip_writer_additions(source, book["data"]) == source
+
+
+# A V1 card as SillyTavern saves one (../shared/reference/agnai-novelai.md, "TavernAI V1 card": root
+# creatorcomment, avatar, chat, talkativeness, fav, create_date, tags), plus a creator.
+ST_V1 = {
+    "name": "Walter White", "description": "A chemistry teacher.", "personality": "meticulous",
+    "scenario": "Albuquerque, 2008.", "first_mes": "Say my name.", "mes_example": "<START>",
+    "creatorcomment": "Made for testing.", "avatar": "none", "chat": "Walter White - 2023-5-12 @21h 32m",
+    "talkativeness": "0.5", "fav": False, "create_date": "2023-5-12 @21h 32m 29s 228ms",
+    "creator": "heisenberg", "tags": "crime, drama, ,teacher",
+}
+
+
+def test_v1_upgrade_carries_what_sillytavern_imports_from_the_root() -> None:
+    """SillyTavern's V1 import (src/endpoints/characters.js, ``importFromJson``/``importFromPng`` branch for
+    ``name !== undefined``, then ``convertToV2`` -> ``charaFormatData``) reads root ``creatorcomment ??
+    creator_notes``, ``talkativeness``, ``creator`` and ``tags`` (a string split on ``,``, trimmed, empty
+    parts dropped) into ``data``; our upgrade does the same and V1 -> V3 -> V1 stays the identity."""
+    card = Card.model_validate(ST_V1)
+    data = to_v3(card).dump()["data"]
+    assert data["creator"] == "heisenberg" and data["creator_notes"] == "Made for testing."
+    assert data["tags"] == ["crime", "drama", "teacher"]
+    assert data["extensions"] == {"talkativeness": "0.5"}
+    for down in (to_v1(to_v3(card)), to_v1(to_v2(card))):
+        assert DeepDiff(card.dump(), down.dump()) == {}
+        assert STASH not in (down.dump().get("extensions") or {})
+
+
+def test_v1_creator_notes_key_is_read_when_creatorcomment_is_absent() -> None:
+    card = Card.model_validate({**{k: v for k, v in ST_V1.items() if k != "creatorcomment"}, "creator_notes": "N"})
+    assert to_v3(card).data.creator_notes == "N"
+
+
+def test_v1_card_shows_its_creator_and_converts_with_it(tmp_path: Path) -> None:
+    """``inspect`` shows the V1 card's creator, and ``--to ccv3`` keeps creator, notes, tags and talkativeness."""
+    from click.testing import CliRunner
+
+    from interop import api
+    from interop.cli import cli
+    from interop.fidelity import fidelity_report
+
+    raw = json.dumps(ST_V1).encode()
+    path = tmp_path / "walter.json"
+    path.write_bytes(raw)
+    result = CliRunner().invoke(cli, ["inspect", "--json", str(path)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)[0]["creator"] == "heisenberg"
+    doc = api.read_bytes(raw, filename="walter.json")
+    out = json.loads(api.write(doc, "ccv3"))["data"]
+    assert (out["creator"], out["creator_notes"], out["tags"]) == ("heisenberg", "Made for testing.",
+                                                                   ["crime", "drama", "teacher"])
+    assert out["extensions"]["talkativeness"] == "0.5"
+    report = fidelity_report(doc, "ccv3")
+    assert report.item("card.creator") is not None and report.item("card.creator").fate == "kept"  # type: ignore[union-attr]
+
+
+V1_PNGS = [p for p in shared_files("cards-png") if p.name in ("st_old_Megumin_v1.png", "risu_sample_rika.png")]
+
+
+@pytest.mark.parametrize("path", corpus_params(V1_PNGS, "V1 PNG card"))
+def test_real_v1_png_keeps_talkativeness_in_data(path: Path) -> None:
+    """Real V1 PNGs (SillyTavern's and RisuAI's samples) carry a root ``talkativeness``; SillyTavern's
+    import puts it in ``data.extensions.talkativeness``, and so does a conversion to ccv3."""
+    from interop import api
+
+    doc = api.read(path)
+    assert doc.card is not None and spec_of(doc.card) == "v1"
+    root = doc.card.dump()
+    out = json.loads(api.write(doc, "ccv3"))
+    assert out["data"]["extensions"]["talkativeness"] == root["talkativeness"]
+    assert DeepDiff(root, to_v1(to_v3(doc.card)).dump()) == {}
