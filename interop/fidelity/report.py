@@ -21,6 +21,7 @@ from ..document import Document
 from ..errors import FormatError, InteropError
 from ..formats.card_dates import DATE_FIELDS, record_of
 from ..formats.registry import get_format
+from ..formats.risu_decorators import CARD_TEXT
 from ..mappings import FATES, Fate, TargetRule
 from .added import added_fields
 from .apps import AppVerdict, app_verdicts
@@ -146,6 +147,7 @@ def fidelity_report(
     if output is not None:
         _moved_asset_descriptors(items, source, output, fmt.name)
         _translated_dates(items, output_doc)
+        _translated_disabled(items, output_doc)
     report = FidelityReport(
         source_format=source_doc.format,
         target_format=fmt.name,
@@ -391,6 +393,23 @@ def _translated_dates(items: list[FidelityItem], output_doc: Document | None) ->
                 fate="translated",
                 detail=f"ISO date {text!r} written as Unix seconds {number!r} (CCv3 requires a number); "
                 "the string is kept in extensions.interop.dates for the way back",
+            )
+
+
+def _translated_disabled(items: list[FidelityItem], output_doc: Document | None) -> None:
+    """A Risu-disabled entry whose card output carries ``@@dont_activate`` (``risu_decorators.add_card_line``)."""
+    book = output_doc.book if output_doc is not None else None
+    if book is None:
+        return
+    index = {item.path: i for i, item in enumerate(items)}
+    for number, entry in enumerate(book.entries):
+        record = entry.ext("risuai").get("decorators")
+        at = index.get(f"entry[{number}].enabled")
+        if isinstance(record, dict) and CARD_TEXT in record and at is not None and items[at].fate == "kept":
+            items[at] = items[at]._replace(
+                fate="translated",
+                detail="also written as @@dont_activate at the top of content: RisuAI's card import drops "
+                "enabled (convertCharbook); SillyTavern loads the entry disabled either way",
             )
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from ..document import Document
 from ..formats.card_dates import restored_dates
 from ..formats.novelai_card import card_of
+from ..formats.risu_decorators import CARD_TEXT, strip_card_line
 from ..model import Card
 from ..model.versions import STASH, spec_of, to_v3
 from .paths import Path
@@ -105,8 +106,22 @@ def view_of(doc: Document) -> CanonicalView:
                 entries = [
                     {k: v for k, v in e.items() if f"entries.{i}.{k}" not in filled} for i, e in enumerate(entries)
                 ]
-            view.entries = entries
+            view.entries = [_without_card_line(e) for e in entries]
     return view
+
+
+def _without_card_line(entry: Any) -> Any:
+    """An entry as its source had it when a card writer prepended ``@@dont_activate`` for RisuAI
+    (``risu_decorators.add_card_line``): the line and its record key are left out."""
+    ext = entry.get("extensions") if isinstance(entry, dict) else None
+    ns = ext.get("risuai") if isinstance(ext, dict) else None
+    record = ns.get("decorators") if isinstance(ns, dict) else None
+    if not (isinstance(record, dict) and CARD_TEXT in record):
+        return entry
+    record = dict(record)
+    out = {**entry, "extensions": {**ext, "risuai": {**ns, "decorators": record}}}
+    strip_card_line(out, record)
+    return out
 
 
 def _v3_dump(card: Card) -> tuple[dict[str, Any], set[str]]:

@@ -15,9 +15,10 @@ from typing import Any
 
 from ..convert import as_card, as_lorebook
 from ..document import Document
-from ..model import Card, Lorebook
+from ..model import Card, Lorebook, LorebookEntry
 from ..model.versions import spec_of
 from .card_dates import DATE_FIELDS, record_of, restored_dates, translated_dates
+from .risu_decorators import add_card_line
 
 # CCv3 card fields every card must have (character-card-v3.txt) and the empty value a
 # conversion writes when the source lacks one (the fidelity report lists them as added).
@@ -69,4 +70,23 @@ def book_for(doc: Document, target: str, book: Lorebook | None = None) -> Lorebo
     if doc.format == target:
         return book
     readable, _ = st_readable_book(book, from_card=doc.card is not None)
-    return readable
+    return _risu_disabled_lines(readable)
+
+
+def _risu_disabled_lines(book: Lorebook) -> Lorebook:
+    """Entries a Risu source disabled with ``@@dont_activate`` get that line back in content.
+
+    RisuAI's card import drops ``enabled`` (``convertCharbook``), so without the line Risu would
+    load them active; SillyTavern loads them disabled either way (``risu_decorators.CARD_LINE``).
+    The line is recorded in the entry's decorator record, so the way back removes it.
+    """
+    entries = list(book.entries)
+    changed = False
+    for index, entry in enumerate(entries):
+        if entry.enabled is not False or not entry.ext("risuai"):
+            continue
+        raw = entry.dump()
+        if add_card_line(raw):
+            entries[index] = LorebookEntry.model_validate(raw)
+            changed = True
+    return book.model_copy(update={"entries": entries}) if changed else book

@@ -294,6 +294,7 @@ def entry_to_risu(entry: dict[str, Any]) -> dict[str, Any]:
     content_absent = "content" not in d
     generated = deco.Generated()
     record = ns.get("decorators")
+    deco.strip_card_line(d, record)  # the line a card writer added for Risu's card import
     if isinstance(record, dict):
         drop_st_filler(d, record)
     if not (isinstance(record, dict) and deco.restore_text(d, record)):

@@ -5,7 +5,13 @@ Facts (kwaroran/RisuAI ``src/ts/characterCards.ts``, ``importCharacterCardSpec``
 
 * ``key = keys.join(', ')``, later split on ``,`` and trimmed: a key holding a comma becomes two;
 * ``insertorder = insertion_order``; ``alwaysActive = constant`` (default false);
-* ``enabled`` is dropped: a disabled entry comes in active;
+* ``enabled`` is dropped: a disabled entry comes in active, unless its content starts with
+  ``@@dont_activate``, which Risu's engine honours. So every card-book writer writes that line for
+  an entry a Risu source disabled with it (recorded, removed on the way back; the report says
+  ``translated``). SillyTavern knows the decorator too (``KNOWN_DECORATORS``,
+  public/scripts/world-info.js) and skips a disabled entry before reading decorators: it loads the
+  entry disabled either way, and the line is the Risu source's own text. An entry disabled in
+  another app gets no line (SillyTavern would load a different content);
 * ``use_regex`` is set false when ``keys[0]`` does not start with ``/``.
 
 Compared per entry with the source's Risu settings (its canonical fields as the Risu reader
@@ -17,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...document import Document
+from ...model.decorators import parse_decorators
 from ..hooks import Finding
 from .card_books import card_book
 
@@ -30,6 +37,11 @@ def _keys(value: Any) -> list[str]:
     return [k.strip() for k in joined.split(",")] if joined else []
 
 
+def _dont_activate(content: Any) -> bool:
+    parsed = parse_decorators(content if isinstance(content, str) else None)
+    return any(d.name == "dont_activate" for d in parsed.decorators)
+
+
 def loaded(entry: dict[str, Any]) -> dict[str, Any]:
     """One card entry as Risu's ``convertCharbook`` holds it (the compared fields)."""
     keys = entry.get("keys")
@@ -38,7 +50,7 @@ def loaded(entry: dict[str, Any]) -> dict[str, Any]:
         "keys": _keys(keys),
         "insertion_order": entry.get("insertion_order"),
         "constant": entry.get("constant") is True,
-        "enabled": True,
+        "enabled": not _dont_activate(entry.get("content")),
         "use_regex": entry.get("use_regex") is True and first.startswith("/"),
     }
 

@@ -7,9 +7,14 @@ agnai-novelai.md 1.4.
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
 from interop import api
 from interop.fidelity import fidelity_report
 from interop.fidelity.apps import agnai_check, apps_for, risu_check
+from interop.fidelity.apps import sillytavern as st
 from tests.conftest import PROJECT_CORPUS
 
 
@@ -22,15 +27,58 @@ def test_the_judging_app() -> None:
     assert apps_for("sillytavern", "risu") == []
 
 
-def test_risu_card_import_drops_enabled() -> None:
-    """``convertCharbook`` drops ``enabled``: a Risu entry switched off with ``@@dont_activate``
-    (read as ``enabled: false``) comes back active from a card, and the report says it is lost."""
-    doc = api.read(PROJECT_CORPUS / "risu" / "lantern_harbor_lorebook.json")
-    report = fidelity_report(doc, "png")
+CARD_BOOK_TARGETS = ("ccv3", "ccv2", "png", "charx", "character_book", "lorebook_v3")
+
+
+def _disabled(doc: api.Document) -> list[int]:
+    assert doc.book is not None
+    return [i for i, e in enumerate(doc.book.entries) if e.enabled is False]
+
+
+@pytest.mark.parametrize("target", CARD_BOOK_TARGETS)
+def test_risu_disabled_entry_keeps_its_dont_activate_line_in_a_card(target: str) -> None:
+    """``convertCharbook`` drops ``enabled``, and Risu's engine honours ``@@dont_activate``: a Risu entry
+    switched off with that line (read as ``enabled: false``) gets it back in the card's content, so
+    Risu loads it off; the report says ``translated`` and the way back gives the Risu file again.
+    SillyTavern knows the decorator (``KNOWN_DECORATORS``, public/scripts/world-info.js) and loads the
+    entry disabled (``disable = !enabled``, ``convertCharacterBook``) either way."""
+    path = PROJECT_CORPUS / "risu" / "lantern_harbor_lorebook.json"
+    doc = api.read(path)
+    off = _disabled(doc)
+    assert off, "the sample has a Risu-disabled entry"
+    data = api.write(doc, target)
+    report = fidelity_report(doc, target, data)
     verdict = next(v for v in report.apps if v.app == "risu")
-    assert verdict.via == "convertCharbook (PNG ccv3 chunk)"
-    lost = [f for f in verdict.findings if f.path[-1] == "enabled"]
-    assert len(lost) == 1 and lost[0].fate == "lost" and report.has_losses
+    assert [f for f in verdict.findings if f.path[-1] == "enabled"] == []
+    for index in off:
+        assert report.item(f"entry[{index}].enabled").fate == "translated"  # type: ignore[union-attr]
+        assert report.item(f"entry[{index}].content").fate == "kept"  # type: ignore[union-attr]
+    out = api.read_bytes(data, format=target)
+    assert out.book is not None
+    for index in off:
+        entry = out.book.entries[index]
+        assert entry.content.startswith("@@dont_activate\n") and entry.enabled is False  # type: ignore[union-attr]
+        assert risu_check.loaded(entry.dump())["enabled"] is False
+    loaded = st.load(data, "out")
+    if loaded is not None:
+        assert all(loaded.entries[i]["disable"] is True for i in off)
+    source = [e for e in json.loads(path.read_text())["data"]]
+    back = json.loads(api.write(out, "risu-lorebook"))["data"]
+    assert [e["content"] for e in back] == [e["content"] for e in source]
+    assert api.write(out, target) == data  # written again into the same format: no second line
+
+
+def test_only_risu_disabled_entries_get_the_line() -> None:
+    """An entry disabled in SillyTavern gets no line: ST would load a different content."""
+    world = {"entries": {"0": {"uid": 0, "key": ["a"], "content": "A", "disable": True}}}
+    doc = api.read_bytes(json.dumps(world).encode(), filename="w.json")
+    entry = json.loads(api.write(doc, "ccv3"))["data"]["character_book"]["entries"][0]
+    assert entry["content"] == "A" and entry["enabled"] is False
+
+
+def test_risu_loads_an_entry_with_dont_activate_as_off() -> None:
+    assert risu_check.loaded({"keys": ["k"], "content": "@@dont_activate\nX"})["enabled"] is False
+    assert risu_check.loaded({"keys": ["k"], "content": "X\n@@dont_activate"})["enabled"] is True
 
 
 def test_risu_card_import_splits_keys_on_commas() -> None:
