@@ -18,10 +18,12 @@ in the same order (no deadlock cycle between them).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any
 
@@ -506,21 +508,34 @@ def record_batch(catalog: Catalog, outcomes: list[FileOutcome], hook: BatchHook 
 
 
 class BatchRecorder:
-    """Records outcomes several files per transaction, bounded by count and time.
+    """Records outcomes several files per transaction, bounded by count and time, in a writer thread.
 
     A commit per file, and statements per file, cost more than everything else
     the database does for that file. Files accumulate until ``max_files`` or
     ``max_seconds`` and are written together (``record_batch``): every file
-    stays all-or-nothing, a killed run loses the uncommitted batch as a whole
+    stays all-or-nothing, a killed run loses the uncommitted batches as a whole
     and redoes those files when started again.
+
+    A full batch is handed to one writer thread and the caller goes on with the
+    next files: the drivers release the GIL while the database works (the
+    PostgreSQL server on another core, SQLite's C code), so writing overlaps
+    reading and converting. At most one batch is in flight; ``flush`` waits
+    until everything handed over is committed. ``waited_ms`` is the time the
+    caller spent blocked on the database, ``busy_ms`` the writer's own time.
     """
 
-    def __init__(self, catalog: Catalog, *, max_files: int = 200, max_seconds: float = 1.0) -> None:
+    def __init__(
+        self, catalog: Catalog, *, max_files: int = 100, max_seconds: float = 0.5, background: bool = True
+    ) -> None:
         self.catalog = catalog
         self.max_files = max_files
         self.max_seconds = max_seconds
         self._pending: list[FileOutcome] = []
         self._started = 0.0
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="catalog-writer") if background else None
+        self._in_flight: Future[None] | None = None
+        self.waited_ms = 0.0
+        self.busy_ms = 0.0
 
     def add(self, outcome: FileOutcome) -> None:
         if outcome.sha256 is None or outcome.status not in ("imported", "failed"):
@@ -529,13 +544,46 @@ class BatchRecorder:
             self._started = time.monotonic()
         self._pending.append(outcome)
         if len(self._pending) >= self.max_files or time.monotonic() - self._started >= self.max_seconds:
-            self.flush()
+            self._hand_over()
 
     def flush(self) -> None:
-        pending, self._pending = self._pending, []
-        if pending:
-            record_batch(self.catalog, pending)
+        """Write everything added so far; returns once it is committed."""
+        self._hand_over()
+        self._wait()
+
+    def _write(self, batch: list[FileOutcome]) -> None:
+        start = time.perf_counter()
+        try:
+            record_batch(self.catalog, batch)
+        finally:
+            self.busy_ms += (time.perf_counter() - start) * 1000.0
+
+    def _hand_over(self) -> None:
+        batch, self._pending = self._pending, []
+        if not batch:
+            return
+        self._wait()  # one batch in flight: memory stays bounded and errors surface early
+        if self._pool is None:
+            start = time.perf_counter()
+            self._write(batch)
+            self.waited_ms += (time.perf_counter() - start) * 1000.0
+        else:
+            self._in_flight = self._pool.submit(self._write, batch)
+
+    def _wait(self) -> None:
+        future, self._in_flight = self._in_flight, None
+        if future is not None:
+            start = time.perf_counter()
+            try:
+                future.result()
+            finally:
+                self.waited_ms += (time.perf_counter() - start) * 1000.0
 
     def close(self) -> None:
-        """Drop an unwritten batch (after an error: those files are redone by the next run)."""
+        """Drop what was not handed over (after an error: those files are redone by the next run);
+        a batch already being written is let finish."""
         self._pending = []
+        with contextlib.suppress(Exception):
+            self._wait()
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
