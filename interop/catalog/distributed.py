@@ -1,0 +1,319 @@
+"""Migration runs spread over many workers on many machines, through Celery and a Redis broker.
+
+``interop migrate ... --broker URL`` records a ``runs`` row and enqueues the
+files in batches (one task per batch, only paths in the message); ``interop
+worker`` runs a Celery worker whose task does the per-file pipeline of an
+embedded run (``pipeline.process_file``) and records the batch with
+``recorder.record_batch``, its ``run_batches`` row in the same transaction.
+Progress and the summary are read back from the catalog, never from the
+broker, so a submitting command can go away (``--detach``) and come back
+(``--status RUN``).
+
+Delivery: tasks are acknowledged late (after the catalog transaction commits),
+a task whose worker process dies is rejected back to the queue, and a worker
+reserves one task at a time. A task the broker delivers again after its batch
+committed (the worker died between commit and acknowledgement, or the broker
+restored it) finds its ``run_batches`` row and does nothing; one delivered
+while the first copy is still running records the same rows (every insert is
+idempotent) and its batch row is ignored. Redis redelivers an unacknowledged
+task only after the transport's visibility timeout (``--visibility-timeout``),
+which must exceed the time a batch takes.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, func, select
+from sqlalchemy.dialects import postgresql, sqlite
+
+from ..errors import CatalogError
+from .database import Catalog, open_catalog
+from .models import Run, RunBatch
+from .pipeline import FileOutcome, RunConfig, process_file
+from .recorder import record_batch
+from .records import sha256_hex
+from .run import RunSummary, file_tally, load_done
+
+TASK = "interop.migrate_batch"
+DEFAULT_QUEUE = "interop.migrate"
+DEFAULT_VISIBILITY_TIMEOUT = 300.0
+"""Seconds before Redis hands an unacknowledged task to another worker: far above a batch's time
+(50 typical files take well under a second), short enough that a dead machine's batch is redone soon."""
+
+
+def make_app(
+    broker: str,
+    *,
+    db: str | None = None,
+    queue: str = DEFAULT_QUEUE,
+    visibility_timeout: float = DEFAULT_VISIBILITY_TIMEOUT,
+) -> Any:
+    """The Celery application shared by the submitting command and the workers."""
+    from celery import Celery
+
+    app = Celery("interop", broker=broker, set_as_current=False)
+    app.conf.update(
+        task_acks_late=True,  # acknowledge after the catalog transaction commits
+        task_reject_on_worker_lost=True,  # a worker process that dies puts its task back
+        worker_prefetch_multiplier=1,  # reserve one task per process: none stranded on a busy worker
+        task_acks_on_failure_or_timeout=True,
+        task_ignore_result=True,  # the catalog is the result
+        task_serializer="json",
+        accept_content=["json"],
+        task_default_queue=queue,
+        broker_connection_retry_on_startup=True,
+        broker_connection_max_retries=None,  # a broker that goes away is waited for, not given up on
+        broker_transport_options={
+            "visibility_timeout": visibility_timeout,
+            # look for tasks of dead workers a few times per visibility timeout
+            "unacked_restore_interval": max(1, min(60, int(visibility_timeout / 4))),
+            "unacked_restore_throttle": 1,
+        },
+        task_publish_retry=True,
+        task_publish_retry_policy={"max_retries": 60, "interval_start": 0.2, "interval_step": 0.5, "interval_max": 2},
+        worker_cancel_long_running_tasks_on_connection_loss=False,  # let the batch commit; a redelivery is a no-op
+        worker_hijack_root_logger=False,
+        interop_db=db,
+    )
+    app.task(name=TASK, bind=True, max_retries=None)(_migrate_batch_task)
+    return app
+
+
+# --- the worker side -------------------------------------------------------------
+
+_CATALOGS: dict[str, Catalog] = {}
+_RUNS: dict[tuple[str, str], RunConfig] = {}
+
+
+def _catalog(url: str | None) -> Catalog:
+    """One catalog per worker process, opened on first use (after the pool has forked)."""
+    key = url or ""
+    if key not in _CATALOGS:
+        _CATALOGS[key] = open_catalog(url, create=False)
+    return _CATALOGS[key]
+
+
+def _run_config(catalog: Catalog, run_id: str) -> RunConfig:
+    key = (catalog.url, run_id)
+    if key not in _RUNS:
+        with catalog.session() as s:
+            run = s.get(Run, run_id)
+        if run is None:
+            raise CatalogError(f"run {run_id} is not in this catalog (do the workers use the submitter's --db?)")
+        _RUNS[key] = RunConfig(
+            targets=tuple(run.targets.split(",")),
+            out_dir=Path(run.out_dir),
+            data_dir=Path(run.data_dir),
+            pretty=run.pretty,
+        )
+    return _RUNS[key]
+
+
+def _batch_recorded(catalog: Catalog, run_id: str, batch_no: int) -> bool:
+    with catalog.engine.connect() as conn:
+        found = conn.execute(
+            select(RunBatch.batch_no).where(RunBatch.run_id == run_id, RunBatch.batch_no == batch_no)
+        ).first()
+    return found is not None
+
+
+def process_batch(catalog: Catalog, config: RunConfig, paths: list[str]) -> list[FileOutcome]:
+    """The embedded run's per-file pipeline over one batch, resuming like an embedded run does."""
+    shas: list[str] = []
+    for raw in paths:
+        try:
+            shas.append(sha256_hex(Path(raw).read_bytes()))
+        except OSError:
+            continue  # process_file records why
+    config.done = load_done(catalog, config.targets, shas=shas)
+    return [process_file(config, Path(raw)) for raw in paths]
+
+
+def run_batch(catalog: Catalog, run_id: str, batch_no: int, paths: list[str], *, worker: str | None = None) -> bool:
+    """Do one batch of a run and record it; False if it was already recorded (a redelivery)."""
+    if _batch_recorded(catalog, run_id, batch_no):
+        return False
+    outcomes = process_batch(catalog, _run_config(catalog, run_id), paths)
+    tallies = [file_tally(o) for o in outcomes]
+    start = time.perf_counter()
+
+    def batch_row(conn: Connection) -> None:
+        insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
+        conn.execute(
+            insert(RunBatch.__table__).on_conflict_do_nothing(),
+            {
+                "run_id": run_id,
+                "batch_no": batch_no,
+                "files": len(paths),
+                "outcomes": json.dumps(tallies, ensure_ascii=False),
+                "worker": (worker or socket.gethostname())[:255],
+                "database_ms": (time.perf_counter() - start) * 1000.0,
+                "finished_at": datetime.now(UTC),
+            },
+        )
+
+    record_batch(catalog, outcomes, hook=batch_row)
+    return True
+
+
+def _migrate_batch_task(task: Any, run_id: str, batch_no: int, paths: list[str]) -> bool:
+    catalog = _catalog(task.app.conf.interop_db)
+    try:
+        return run_batch(catalog, run_id, batch_no, paths, worker=task.request.hostname)
+    except Exception as exc:
+        # The catalog is unreachable or busy beyond the recorder's retries (or a bug): nothing
+        # of the batch committed, so it is tried again later rather than dropped.
+        raise task.retry(exc=exc, countdown=min(60, 2 ** min(task.request.retries, 6))) from None
+
+
+# --- the submitting side -----------------------------------------------------------
+
+
+def submit(
+    app: Any,
+    catalog: Catalog,
+    files: list[Path],
+    *,
+    sources: tuple[str, ...],
+    targets: tuple[str, ...],
+    out_dir: Path,
+    pretty: bool = True,
+    batch_size: int = 50,
+    ignored: int = 0,
+) -> str:
+    """Record a run and enqueue its files, ``batch_size`` per task; returns the run id."""
+    run_id = uuid.uuid4().hex
+    paths = [str(Path(p).resolve()) for p in files]
+    batches = [paths[i : i + batch_size] for i in range(0, len(paths), batch_size)]
+    with catalog.engine.begin() as conn:
+        conn.execute(
+            Run.__table__.insert(),
+            {
+                "id": run_id,
+                "created_at": datetime.now(UTC),
+                "sources": json.dumps([str(Path(s).resolve()) for s in sources]),
+                "targets": ",".join(targets),
+                "out_dir": str(out_dir),
+                "data_dir": str(catalog.data_dir.resolve()),
+                "pretty": pretty,
+                "total_files": len(paths),
+                "batch_count": len(batches),
+                "ignored": ignored,
+            },
+        )
+    with app.producer_or_acquire() as producer:
+        for batch_no, batch in enumerate(batches):
+            app.send_task(TASK, args=[run_id, batch_no, batch], producer=producer)
+    return run_id
+
+
+@dataclass
+class RunStatus:
+    id: str
+    created_at: datetime
+    targets: str
+    total_files: int
+    ignored: int
+    done_files: int
+    batches: int
+    batch_count: int
+    last_finished: datetime | None
+
+    @property
+    def finished(self) -> bool:
+        return self.batches >= self.batch_count
+
+    @property
+    def state(self) -> str:
+        return "finished" if self.finished else "running"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "created_at": self.created_at.isoformat(),
+            "state": self.state,
+            "targets": self.targets.split(","),
+            "files": self.total_files,
+            "files_done": self.done_files,
+            "ignored": self.ignored,
+            "batches": self.batch_count,
+            "batches_done": self.batches,
+            "last_batch_at": self.last_finished.isoformat() if self.last_finished else None,
+        }
+
+
+def _aware(value: datetime | None) -> datetime | None:
+    # SQLite hands timestamps back without their zone; they were written in UTC
+    return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
+
+
+def run_statuses(catalog: Catalog, run_id: str | None = None, limit: int = 50) -> list[RunStatus]:
+    """Runs newest first (or the one asked for), with their progress."""
+    progress = (
+        select(
+            RunBatch.run_id,
+            func.count().label("batches"),
+            func.sum(RunBatch.files).label("files"),
+            func.max(RunBatch.finished_at).label("last"),
+        )
+        .group_by(RunBatch.run_id)
+        .subquery()
+    )
+    stmt = select(Run, progress.c.batches, progress.c.files, progress.c.last).outerjoin(
+        progress, progress.c.run_id == Run.id
+    )
+    stmt = stmt.where(Run.id == run_id) if run_id is not None else stmt.order_by(Run.created_at.desc()).limit(limit)
+    with catalog.session() as s:
+        rows = s.execute(stmt).all()
+    return [
+        RunStatus(
+            id=run.id,
+            created_at=_aware(run.created_at) or datetime.now(UTC),
+            targets=run.targets,
+            total_files=run.total_files,
+            ignored=run.ignored,
+            done_files=int(files or 0),
+            batches=int(batches or 0),
+            batch_count=run.batch_count,
+            last_finished=_aware(last),
+        )
+        for run, batches, files, last in rows
+    ]
+
+
+def run_status(catalog: Catalog, run_id: str) -> RunStatus:
+    found = run_statuses(catalog, run_id)
+    if not found:
+        raise CatalogError(f"no run {run_id} in this catalog (see `interop catalog runs`)")
+    return found[0]
+
+
+def run_summary(catalog: Catalog, run_id: str) -> tuple[RunStatus, RunSummary]:
+    """The run's summary from its committed batches, counted in the order the files were listed."""
+    status = run_status(catalog, run_id)
+    summary = RunSummary()
+    seen: set[str] = set()
+    database_ms = 0.0
+    with catalog.engine.connect() as conn:
+        rows = conn.execute(
+            select(RunBatch.outcomes, RunBatch.database_ms).where(RunBatch.run_id == run_id).order_by(RunBatch.batch_no)
+        )
+        for outcomes, db_ms in rows:
+            database_ms += db_ms
+            for tally in json.loads(outcomes):
+                summary.add_tally(tally, seen)
+    summary.timings_ms["database"] += database_ms
+    summary.database_busy_ms = database_ms
+    summary.files["ignored"] += status.ignored
+    summary.files["seen"] += status.ignored
+    end = status.last_finished if status.finished and status.last_finished else datetime.now(UTC)
+    summary.wall_s = max(0.0, (end - status.created_at).total_seconds())
+    return status, summary
