@@ -51,8 +51,9 @@ def command(
     many machines as you like; a batch is acknowledged only after its catalog
     transaction commits, so a worker killed at any point loses nothing.
     """
-    # Fail here, once, rather than in every task: the catalog must exist at this schema revision.
-    open_catalog(db, create=False).dispose()
+    # Fail here, once, rather than in every task: the catalog is created if new (as every command
+    # does; PostgreSQL serialises concurrent creators) and refused if at another schema revision.
+    open_catalog(db).dispose()
     app = make_app(broker, db=db, queue=queue, visibility_timeout=visibility_timeout)
     argv = [
         "worker",

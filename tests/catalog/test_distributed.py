@@ -1,0 +1,297 @@
+"""Distributed runs: real `interop worker` processes, PostgreSQL and Redis on loopback, faults injected.
+
+Each test uses its own PostgreSQL database and its own Celery queue; on the
+shared Redis it picks a database number nobody uses and deletes only its own
+keys afterwards. The broker-outage test starts a private redis-server (append-
+only file, fsync always) on a free loopback port and kills it, so the shared
+one is never stopped. Faults are injected on events the run signals through
+the catalog (committed files), never after a fixed sleep.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from interop.catalog.database import normalize_url
+
+from .samples import make_folder
+from .test_resume import TARGETS, assert_complete_and_unique
+
+N_FILES = 500
+BATCH = 10  # 50 tasks: the faults land mid-run
+VISIBILITY = "4"  # seconds before a dead worker's task is handed to another
+SHARED_REDIS = os.environ.get("INTEROP_TEST_REDIS", "redis://127.0.0.1:6379")
+
+
+def _redis_client(url: str) -> Any:
+    redis = pytest.importorskip("redis", reason="the redis client is not installed (pip install 'celery[redis]')")
+    return redis.Redis.from_url(url, socket_connect_timeout=2)
+
+
+@pytest.fixture
+def queue() -> str:
+    return f"interop-test-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+def shared_broker(queue: str) -> Iterator[str]:
+    """A database number of the shared Redis that holds no keys; only this test's keys are deleted after."""
+    try:
+        client = _redis_client(f"{SHARED_REDIS}/0")
+        client.ping()
+    except Exception as exc:
+        pytest.skip(f"Redis not reachable at {SHARED_REDIS}: {exc}")
+    numbers = list(range(1, 16))
+    uuid_seed = uuid.uuid4().int
+    numbers = numbers[uuid_seed % 15 :] + numbers[: uuid_seed % 15]
+    for n in numbers:
+        if _redis_client(f"{SHARED_REDIS}/{n}").dbsize() == 0:
+            break
+    else:
+        pytest.skip("no empty database number on the shared Redis")
+    url = f"{SHARED_REDIS}/{n}"
+    yield url
+    client = _redis_client(url)
+    for key in client.scan_iter(match=f"*{queue}*"):
+        client.delete(key)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class PrivateRedis:
+    """A redis-server of our own, persisting every write, that can be killed and started again."""
+
+    def __init__(self, folder: Path) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            pytest.skip("redis-server is not installed (apt-get install redis-server)")
+        self.binary = binary
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+        self.port = _free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [
+                self.binary,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                str(self.folder),
+                "--save",
+                "",
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "always",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                if _redis_client(self.url).ping():
+                    return
+            except Exception:
+                time.sleep(0.05)
+        pytest.fail("the private redis-server did not start")
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.kill()
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-c", "from interop.cli import main; main()", *args]
+
+
+def start_worker(tmp: Path, name: str, broker: str, db: str, queue: str) -> subprocess.Popen[bytes]:
+    log = (tmp / f"{name}.log").open("wb")
+    return subprocess.Popen(
+        _cli(
+            "worker",
+            "--broker",
+            broker,
+            "--db",
+            db,
+            "--queue",
+            queue,
+            "--name",
+            f"{name}@test",
+            "--concurrency",
+            "1",
+            "--visibility-timeout",
+            VISIBILITY,
+            "--loglevel",
+            "INFO",
+        ),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "INTEROP_DATA_DIR": str(tmp / "data")},
+        start_new_session=True,  # its own process group: a kill takes the pool's children too
+    )
+
+
+def submit(tmp: Path, src: Path, out: Path, broker: str, db: str, queue: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        _cli(
+            "migrate",
+            str(src),
+            "--to",
+            TARGETS,
+            "--out",
+            str(out),
+            "--db",
+            db,
+            "--broker",
+            broker,
+            "--queue",
+            queue,
+            "--batch-size",
+            str(BATCH),
+            "--json",
+        ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "INTEROP_DATA_DIR": str(tmp / "data")},
+    )
+
+
+def committed_files(db: str) -> int:
+    engine = create_engine(normalize_url(db))
+    try:
+        with engine.connect() as conn:
+            return conn.execute(text("SELECT coalesce(sum(files), 0) FROM run_batches")).scalar() or 0
+    except Exception:  # the schema may not exist yet
+        return 0
+    finally:
+        engine.dispose()
+
+
+def wait_for_committed(db: str, at_least: int, *watch: subprocess.Popen[bytes]) -> int:
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        done = committed_files(db)
+        if done >= at_least:
+            return done
+        for proc in watch:
+            if proc.poll() is not None:
+                pytest.fail(f"a process ended early (rc={proc.returncode})")
+        time.sleep(0.02)
+    pytest.fail(f"the run never reached {at_least} committed files")
+
+
+def kill_group(proc: subprocess.Popen[bytes], sig: int = signal.SIGKILL) -> None:
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            pass
+    proc.wait(timeout=30)
+
+
+def finish(proc: subprocess.Popen[bytes], timeout: float = 240) -> dict[str, Any]:
+    stdout, stderr = proc.communicate(timeout=timeout)
+    assert proc.returncode == 0, stderr.decode()[-3000:]
+    return json.loads(stdout)
+
+
+def assert_run_exact(db: str, summary: dict[str, Any], src: Path) -> None:
+    """Every file is counted once in the run: by the summary, and by the batches' file lists."""
+    files = summary["files"]
+    assert files["seen"] == N_FILES and files["imported"] == N_FILES, files
+    assert files["failed"] == 0 and files["duplicate"] == 0 and files["unchanged"] == 0, summary["failures"]
+    assert summary["run"]["state"] == "finished"
+    assert summary["run"]["files_done"] == N_FILES and summary["run"]["batches_done"] == N_FILES // BATCH
+    engine = create_engine(normalize_url(db))
+    with engine.connect() as conn:
+        outcomes = conn.execute(text("SELECT outcomes FROM run_batches")).scalars().all()
+    engine.dispose()
+    paths = [t["path"] for batch in outcomes for t in json.loads(batch)]
+    assert sorted(paths) == sorted(str(p.resolve()) for p in src.rglob("*") if p.is_file())
+    written = summary["targets"]
+    assert written["ccv3"]["written"] == N_FILES
+    assert written["lorebook_v3"]["written"] + written["lorebook_v3"]["skipped"] == N_FILES
+
+
+def batches_by_worker(db: str) -> dict[str, int]:
+    engine = create_engine(normalize_url(db))
+    with engine.connect() as conn:
+        rows = conn.execute(text("SELECT worker, count(*) FROM run_batches GROUP BY worker")).all()
+    engine.dispose()
+    return {worker: n for worker, n in rows}
+
+
+@pytest.mark.postgres
+def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(
+    tmp_path: Path, pg_url: str, shared_broker: str, queue: str
+) -> None:
+    src, out = tmp_path / "in", tmp_path / "out"
+    make_folder(src, N_FILES)
+    workers = [start_worker(tmp_path, name, shared_broker, pg_url, queue) for name in ("w1", "w2")]
+    try:
+        run = submit(tmp_path, src, out, shared_broker, pg_url, queue)
+        wait_for_committed(pg_url, 150, run, *workers)
+        assert "w1@test" in batches_by_worker(pg_url)  # the victim was working, not idle
+        kill_group(workers[0])  # SIGKILL, pool children included, mid-batch
+        assert workers[0].returncode == -signal.SIGKILL
+        summary = finish(run)
+    finally:
+        for worker in workers:
+            kill_group(worker, signal.SIGTERM)
+    assert_run_exact(pg_url, summary, src)
+    assert_complete_and_unique(pg_url, out, N_FILES)
+    assert batches_by_worker(pg_url)["w2@test"] > 0
+
+
+@pytest.mark.postgres
+def test_the_broker_going_away_mid_run_loses_nothing(tmp_path: Path, pg_url: str, queue: str) -> None:
+    broker = PrivateRedis(tmp_path / "redis")
+    broker.start()
+    src, out = tmp_path / "in", tmp_path / "out"
+    make_folder(src, N_FILES)
+    workers = [start_worker(tmp_path, name, broker.url, pg_url, queue) for name in ("w1", "w2")]
+    try:
+        run = submit(tmp_path, src, out, broker.url, pg_url, queue)
+        wait_for_committed(pg_url, 150, run, *workers)
+        broker.kill()  # SIGKILL: no shutdown save, only the append-only file survives
+        time.sleep(0.5)  # the workers notice the broker is gone (their tasks in flight still commit)
+        broker.start()  # same port, same data folder
+        summary = finish(run)
+    finally:
+        for worker in workers:
+            kill_group(worker, signal.SIGTERM)
+        broker.stop()
+    assert_run_exact(pg_url, summary, src)
+    assert_complete_and_unique(pg_url, out, N_FILES)
