@@ -521,7 +521,9 @@ class BatchRecorder:
     PostgreSQL server on another core, SQLite's C code), so writing overlaps
     reading and converting. At most one batch is in flight; ``flush`` waits
     until everything handed over is committed. ``waited_ms`` is the time the
-    caller spent blocked on the database, ``busy_ms`` the writer's own time.
+    caller spent blocked on the database; ``busy_ms`` the writer's wall time
+    (server work and waits for the GIL included), ``cpu_ms`` the CPU it used
+    in this process (the share of the run's core the catalog takes).
     """
 
     def __init__(
@@ -536,6 +538,7 @@ class BatchRecorder:
         self._in_flight: Future[None] | None = None
         self.waited_ms = 0.0
         self.busy_ms = 0.0
+        self.cpu_ms = 0.0
 
     def add(self, outcome: FileOutcome) -> None:
         if outcome.sha256 is None or outcome.status not in ("imported", "failed"):
@@ -552,11 +555,12 @@ class BatchRecorder:
         self._wait()
 
     def _write(self, batch: list[FileOutcome]) -> None:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
         try:
             record_batch(self.catalog, batch)
         finally:
             self.busy_ms += (time.perf_counter() - start) * 1000.0
+            self.cpu_ms += (time.thread_time() - cpu) * 1000.0
 
     def _hand_over(self) -> None:
         batch, self._pending = self._pending, []

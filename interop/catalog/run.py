@@ -104,7 +104,9 @@ class RunSummary:
     wall_s: float = 0.0
     fidelity: bool = False
     database_busy_ms: float = 0.0
-    """Time the catalog writer spent (overlapping the other phases); ``timings_ms["database"]`` is the wait."""
+    """Wall time of the catalog writer (it overlaps the other phases); ``timings_ms["database"]`` is the wait."""
+    database_cpu_ms: float = 0.0
+    """CPU time the catalog writer used in this process (SQLite's work, or the PostgreSQL client's)."""
 
     def add(self, outcome: FileOutcome, seen: set[str]) -> None:
         self.add_tally(file_tally(outcome), seen)
@@ -181,6 +183,7 @@ class RunSummary:
             "failures": [{"file": f, "reason": r} for f, r in self.failures],
             "timings_ms": {k: round(v, 1) for k, v in sorted(self.timings_ms.items())},
             "database_busy_ms": round(self.database_busy_ms, 1),
+            "database_cpu_ms": round(self.database_cpu_ms, 1),
             "wall_s": round(self.wall_s, 3),
             "files_per_s": round(self.files_per_s, 1),
         }
@@ -232,6 +235,7 @@ def migrate(
         # what the run waited for; the writer thread's own time overlaps the other phases
         summary.timings_ms["database"] += recorder.waited_ms
         summary.database_busy_ms = recorder.busy_ms
+        summary.database_cpu_ms = recorder.cpu_ms
     os.sync()  # outputs are not fsynced one by one (see pipeline.write_output)
     summary.wall_s = time.perf_counter() - start
     return summary
