@@ -48,13 +48,22 @@ def queue() -> str:
 
 
 @pytest.fixture
-def shared_broker(queue: str) -> Iterator[str]:
-    """A database number of the shared Redis that holds no keys; only this test's keys are deleted after."""
+def shared_broker(queue: str, tmp_path: Path) -> Iterator[str]:
+    """A database number of the shared Redis that holds no keys; only this test's keys are deleted after.
+
+    Without a shared Redis, a private redis-server is started instead.
+    """
     try:
         client = _redis_client(f"{SHARED_REDIS}/0")
         client.ping()
-    except Exception as exc:
-        pytest.skip(f"Redis not reachable at {SHARED_REDIS}: {exc}")
+    except Exception:
+        private = PrivateRedis(tmp_path / "redis")  # skips, saying why, when redis-server is missing
+        private.start()
+        try:
+            yield private.url
+        finally:
+            private.stop()
+        return
     numbers = list(range(1, 16))
     uuid_seed = uuid.uuid4().int
     numbers = numbers[uuid_seed % 15 :] + numbers[: uuid_seed % 15]
@@ -295,3 +304,68 @@ def test_the_broker_going_away_mid_run_loses_nothing(tmp_path: Path, pg_url: str
         broker.stop()
     assert_run_exact(pg_url, summary, src)
     assert_complete_and_unique(pg_url, out, N_FILES)
+
+
+@pytest.mark.postgres
+def test_detach_status_runs_and_a_resumed_run(tmp_path: Path, pg_url: str, shared_broker: str, queue: str) -> None:
+    src, out = tmp_path / "in", tmp_path / "out"
+    make_folder(src, 40)
+    (src / "notes.md").write_text("# not a card\n")  # ignored by the walk, counted in the summary
+    env = {**os.environ, "INTEROP_DATA_DIR": str(tmp_path / "data")}
+    common = ("--to", TARGETS, "--out", str(out), "--db", pg_url, "--broker", shared_broker, "--queue", queue)
+    detached = subprocess.run(
+        _cli("migrate", str(src), *common, "--batch-size", "7", "--detach"), capture_output=True, env=env, check=False
+    )
+    assert detached.returncode == 0, detached.stderr.decode()
+    run_id = detached.stdout.decode().strip()
+    assert len(run_id) == 32
+
+    def cli_json(*args: str) -> Any:
+        proc = subprocess.run(_cli(*args, "--json"), capture_output=True, env=env, check=False)
+        assert proc.returncode == 0, proc.stderr.decode()
+        return json.loads(proc.stdout)
+
+    (listed,) = cli_json("catalog", "runs", "--db", pg_url)
+    assert listed["id"] == run_id and listed["state"] == "running" and listed["files_done"] == 0
+    assert listed["files"] == 40 and listed["batches"] == 6 and listed["ignored"] == 1
+
+    worker = start_worker(tmp_path, "solo", shared_broker, pg_url, queue)
+    try:
+        wait_for_committed(pg_url, 40, worker)
+        status = cli_json("migrate", "--status", run_id, "--db", pg_url)
+        assert status["run"]["state"] == "finished" and status["run"]["batches_done"] == 6
+        assert status["files"] == {
+            "seen": 41,
+            "imported": 40,
+            "duplicate": 0,
+            "unchanged": 0,
+            "ignored": 1,
+            "failed": 0,
+        }
+        assert status["cards"] + status["lorebooks"] == 40
+
+        # the same folder again: every file is found finished, nothing is redone
+        again = subprocess.run(_cli("migrate", str(src), *common, "--json"), capture_output=True, env=env, check=False)
+        assert again.returncode == 0, again.stderr.decode()
+        summary = json.loads(again.stdout)
+        assert summary["files"]["unchanged"] == 40 and summary["files"]["imported"] == 0
+    finally:
+        kill_group(worker, signal.SIGTERM)
+    runs = cli_json("catalog", "runs", "--db", pg_url)
+    assert [r["state"] for r in runs] == ["finished", "finished"]
+
+
+def test_broker_options_need_a_broker(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from interop.cli import cli
+
+    (tmp_path / "in").mkdir()
+    base = ["migrate", str(tmp_path / "in"), "--to", "ccv3", "--out", str(tmp_path / "out")]
+    for extra in (["--detach"], ["--batch-size", "5"], ["--queue", "q"]):
+        result = CliRunner().invoke(cli, [*base, *extra], env={"INTEROP_BROKER": ""})
+        assert result.exit_code == 2 and "go with --broker" in result.output
+    result = CliRunner().invoke(cli, ["migrate", "--to", "ccv3"])
+    assert result.exit_code == 2 and "--status RUN" in result.output
+    result = CliRunner().invoke(cli, [*base, "--broker", "redis://127.0.0.1:1/0", "--jobs", "2"])
+    assert result.exit_code == 2 and "interop worker" in result.output
