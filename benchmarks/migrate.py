@@ -340,6 +340,7 @@ def distributed_runs(typical: Path, work: Path, pg: Any, args: Any) -> list[tupl
     queue = f"interop-bench-{uuid.uuid4().hex[:8]}"
     print(f"\ntypical cards, migrate --broker (Redis {broker}), PostgreSQL, workers of --concurrency 1")
     rates: dict[int, float] = {}
+    steady: dict[int, float] = {}
     try:
         for n in (1, 2):
             url = pg.new()
@@ -366,34 +367,61 @@ def distributed_runs(typical: Path, work: Path, pg: Any, args: Any) -> list[tupl
             total = sum(t.values()) or 1.0
             split = ", ".join(f"{k} {v / 1000:.1f}s ({100 * v / total:.0f}%)" for k, v in sorted(t.items()))
             rates[n] = files / wall
+            steady[n] = summary["files_per_s"]
             print(
                 f"  {n} worker{'s' if n > 1 else ' '}                {files} files in {wall:.1f}s = {rates[n]:.0f} "
-                f"files/s (failed {summary['files']['failed']})"
+                f"files/s end to end (failed {summary['files']['failed']}); {steady[n]:.0f} files/s from the "
+                f"first task queued to the last batch committed ({summary['wall_s']:.1f}s)"
             )
             print(f"  {'':<24} time split (all workers): {split}")
     finally:
         client = redis.Redis.from_url(broker)
         for key in client.scan_iter(match=f"*{queue}*"):
             client.delete(key)
-    print(f"  scaling 1 -> 2 workers: {rates[2] / rates[1]:.2f}x")
+    print(
+        f"  scaling 1 -> 2 workers: {rates[2] / rates[1]:.2f}x end to end, {steady[2] / steady[1]:.2f}x queued to "
+        f"committed (load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)"
+    )
     ceiling = catalog_ceiling(typical, work, pg, args.to)
     return [(f"catalog writes alone, PostgreSQL: {ceiling:.0f} files/s (informative)", True)]
 
 
-def _write_slice(url: str, pickled: str, first: int, step: int, batch: int) -> float:
-    """Worker process of ``catalog_ceiling``: every ``step``-th outcome from ``first``, ``batch`` per transaction."""
+def _backend_cpu_s(pid: int) -> float | None:
+    """CPU seconds a PostgreSQL backend used, when the server runs on this machine (else None)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _write_slice(url: str, pickled: str, first: int, step: int, batch: int) -> tuple[float, float | None]:
+    """Worker process of ``catalog_ceiling``: every ``step``-th outcome from ``first``, ``batch`` per transaction.
+    Returns (seconds, CPU seconds of the PostgreSQL backend serving it)."""
     import pickle
 
+    from sqlalchemy import create_engine
+    from sqlalchemy.pool import StaticPool
+
+    from interop.catalog.database import Catalog
     from interop.catalog.recorder import record_batch
 
     outcomes = pickle.loads(Path(pickled).read_bytes())[first::step]
-    catalog = open_catalog(url)
+    opened = open_catalog(url)
+    opened.dispose()
+    # one connection for the whole slice, so its server process can be measured
+    engine = create_engine(normalize_url(url), poolclass=StaticPool)
+    catalog = Catalog(url=opened.url, engine=engine, data_dir=opened.data_dir)
+    with engine.connect() as conn:
+        pid = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
+    cpu_before = _backend_cpu_s(pid)
     start = time.perf_counter()
     for i in range(0, len(outcomes), batch):
         record_batch(catalog, outcomes[i : i + batch])
     elapsed = time.perf_counter() - start
-    catalog.dispose()
-    return elapsed
+    cpu_after = _backend_cpu_s(pid)
+    engine.dispose()
+    return elapsed, (cpu_after - cpu_before) if cpu_before is not None and cpu_after is not None else None
 
 
 def catalog_ceiling(typical: Path, work: Path, pg: Any, targets: str) -> float:
@@ -419,13 +447,19 @@ def catalog_ceiling(typical: Path, work: Path, pg: Any, targets: str) -> float:
         engine.dispose()
         start = time.perf_counter()
         with ctx.Pool(n) as pool:
-            busy = pool.starmap(_write_slice, [(url, str(pickled), i, n, 50) for i in range(n)])
+            results = pool.starmap(_write_slice, [(url, str(pickled), i, n, 50) for i in range(n)])
         wall = time.perf_counter() - start
+        busy = [b for b, _ in results]
+        server = [c for _, c in results if c is not None]
         rate = len(outcomes) / max(busy)
         best = max(best, rate)
+        server_text = (
+            f"; PostgreSQL server CPU {1000 * sum(server) / len(outcomes):.2f} ms per file" if len(server) == n else ""
+        )
         print(
             f"  {n} writer{'s' if n > 1 else ' '}  {rate:.0f} files/s "
-            f"({1000 * sum(busy) / len(outcomes):.2f} ms of writer time per file; {wall:.1f}s with process start)"
+            f"({1000 * sum(busy) / len(outcomes):.2f} ms of writer time per file{server_text}; "
+            f"{wall:.1f}s with process start)"
         )
     return best
 
