@@ -319,6 +319,16 @@ def start_workers(n: int, broker: str, url: str, queue: str, work: Path, env: di
     return [proc for proc, _ in procs]
 
 
+def tree_cpu_s(pid: int) -> float:
+    """CPU seconds of a process and its live descendants (a worker and its pool), from /proc."""
+    total = _backend_cpu_s(pid) or 0.0
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        children = []
+    return total + sum(tree_cpu_s(int(c)) for c in children)
+
+
 def stop_workers(procs: list[Any]) -> None:
     import signal
 
@@ -354,9 +364,11 @@ def distributed_runs(typical: Path, work: Path, pg: Any, args: Any) -> list[tupl
             try:
                 cmd = _cli("migrate", str(typical), "--to", args.to, "--out", str(out), "--db", url)
                 cmd += ["--broker", broker, "--queue", queue, "--json"]
+                cpu_before = sum(tree_cpu_s(p.pid) for p in procs)
                 start = time.perf_counter()
                 proc = subprocess.run(cmd, capture_output=True, check=False, env=env)
                 wall = time.perf_counter() - start
+                worker_cpu = sum(tree_cpu_s(p.pid) for p in procs) - cpu_before
             finally:
                 stop_workers(procs)
             if proc.returncode != 0:
@@ -374,6 +386,11 @@ def distributed_runs(typical: Path, work: Path, pg: Any, args: Any) -> list[tupl
                 f"first task queued to the last batch committed ({summary['wall_s']:.1f}s)"
             )
             print(f"  {'':<24} time split (all workers): {split}")
+            if worker_cpu > 0:
+                print(
+                    f"  {'':<24} workers' CPU {worker_cpu:.1f}s = {files / worker_cpu:.0f} files per worker "
+                    f"CPU-second ({1000 * worker_cpu / files:.2f} ms per file)"
+                )
     finally:
         client = redis.Redis.from_url(broker)
         for key in client.scan_iter(match=f"*{queue}*"):
