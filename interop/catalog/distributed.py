@@ -22,6 +22,7 @@ which must exceed the time a batch takes.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import socket
 import time
@@ -133,7 +134,8 @@ def process_batch(catalog: Catalog, config: RunConfig, paths: list[str]) -> list
             shas.append(sha256_hex(Path(raw).read_bytes()))
         except OSError:
             continue  # process_file records why
-    config.done = load_done(catalog, config.targets, shas=shas)
+    # a copy per batch: tasks of a --pool threads worker share the run's settings
+    config = dataclasses.replace(config, done=load_done(catalog, config.targets, shas=shas))
     return [process_file(config, Path(raw)) for raw in paths]
 
 
