@@ -380,9 +380,9 @@ def write_batch(conn: Connection, outcomes: Iterable[FileOutcome]) -> None:
             book_links.append({"source_file_id": source_id, "lorebook_id": book_id, "role": role})
         migrations.extend(_migration_rows(o, source_id, card_id, book_id, now))
     if book_links:
-        ops.insert_ignore("lorebook_sources", book_links)
+        ops.insert_ignore("lorebook_sources", sorted(book_links, key=lambda r: (r["source_file_id"], r["lorebook_id"])))
     if card_links:
-        ops.insert_ignore("card_sources", card_links)
+        ops.insert_ignore("card_sources", sorted(card_links, key=lambda r: (r["source_file_id"], r["card_id"])))
     if migrations:
         _migrations(ops, migrations)
 
