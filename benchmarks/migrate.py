@@ -11,16 +11,23 @@
    read, convert, fidelity report, atomic writes, catalog) into a fresh
    catalog, with one worker and with ``--jobs 2``, on SQLite and PostgreSQL;
    prints files/s and the time split from the run's ``--json`` summary.
-3. Bulk-inserts N lorebook entries straight into a fresh catalog (the FTS5
+3. On PostgreSQL, ``interop migrate --broker`` with 1 and then 2 ``interop
+   worker`` processes (Celery, Redis: an unused database number of
+   ``--broker``), files/s and the scaling ratio; then the catalog writes alone
+   (outcomes computed once, recorded by 1 and 2 processes), with the
+   PostgreSQL server's CPU per file: how many workers one server can take.
+4. Bulk-inserts N lorebook entries straight into a fresh catalog (the FTS5
    triggers / GIN index maintained as in real use) and times ``catalog
    search`` queries of varying selectivity.
 
 Targets (PASS/FAIL), measured on a separate set of "typical" cards (peers.md:
-~5.7 KB of card JSON with a 5-entry lorebook; CCv3/CCv2 JSON and PNG): >= 200
-files/s on SQLite with one worker, judged on wall time and on files per
-CPU-second (wall time on a shared machine mostly measures the neighbours),
-database share < 30 % of that run; every search < 100 ms. The mixed archive is
-reported without a target.
+~5.7 KB of card JSON with a 5-entry lorebook; CCv3/CCv2 JSON and PNG), one
+worker, the backends taking turns ``--repeat`` times and judged on their best
+run: >= 200 files/s on SQLite, judged on wall time and on files per
+CPU-second (wall time on a shared machine mostly measures the neighbours);
+PostgreSQL >= SQLite (wall, same run); database share < 20 % on both (see
+``report_run``); every search < 100 ms. The mixed archive and the workers runs
+are reported without a target.
 """
 
 from __future__ import annotations
@@ -609,6 +616,7 @@ def main() -> int:
     parser.add_argument("--typical", type=int, default=3000, help="typical cards for the speed targets (0: skip)")
     parser.add_argument("--skip-mixed", action="store_true", help="skip the mixed-archive runs")
     parser.add_argument("--skip-pg", action="store_true")
+    parser.add_argument("--repeat", type=int, default=2, help="alternating one-worker runs per backend")
     parser.add_argument("--skip-workers", action="store_true", help="skip the Celery workers runs (PostgreSQL)")
     parser.add_argument(
         "--broker",
@@ -651,45 +659,44 @@ def main() -> int:
             engine.dispose()
             return out, url
 
-        one_worker: dict[str, tuple[float, float]] = {}
         if args.typical:
             typical = work / "typical"
             if not typical.exists():
                 made = generate_typical(typical, args.typical)
                 print(f"generated {args.typical} typical cards: {made}")
             print(f"\ntypical cards, migrate --to {args.to}")
+            # one worker: the backends take turns, --repeat times, and each is judged on its best
+            # run, so a burst of load from the neighbours does not decide the comparison
+            best: dict[str, tuple[float, float, float]] = {}
+            for round_no in range(args.repeat):
+                for backend, make_url in backends:
+                    out, url = fresh(f"typical-{backend}-j1", make_url)
+                    label = f"{backend}, --jobs 1" + (f" #{round_no + 1}" if args.repeat > 1 else "")
+                    measured = report_run(label, run_migrate(typical, out, url, args.to, 1))
+                    if backend not in best or measured[0] > best[backend][0]:
+                        best[backend] = measured
             for backend, make_url in backends:
-                for jobs in (1, 2):
-                    tag = f"typical-{backend}-j{jobs}"
-                    out, url = fresh(tag, make_url)
-                    rate, cpu_rate, db_share = report_run(
-                        f"{backend}, --jobs {jobs}", run_migrate(typical, out, url, args.to, jobs)
-                    )
-                    if jobs == 1:
-                        one_worker[backend] = (rate, cpu_rate)
-                        verdicts.append(
-                            (f"typical cards, {backend}, 1 worker: database share {db_share:.0f}% < 20%", db_share < 20)
-                        )
-                    if backend == "sqlite" and jobs == 1:
-                        verdicts.append(
-                            (f"typical cards, SQLite, 1 worker: {rate:.0f} files/s (wall) >= 200", rate >= 200)
-                        )
-                        verdicts.append(
-                            (
-                                f"typical cards, SQLite, 1 worker: {cpu_rate:.0f} files per CPU-second >= 200",
-                                cpu_rate >= 200,
-                            )
-                        )
-            if "postgresql" in one_worker:
-                (pg_rate, pg_cpu), (lite_rate, lite_cpu) = one_worker["postgresql"], one_worker["sqlite"]
+                out, url = fresh(f"typical-{backend}-j2", make_url)
+                report_run(f"{backend}, --jobs 2", run_migrate(typical, out, url, args.to, 2))
+            for backend, (_, _, db_share) in best.items():
+                verdicts.append(
+                    (f"typical cards, {backend}, 1 worker: database share {db_share:.0f}% < 20%", db_share < 20)
+                )
+            rate, cpu_rate, _ = best["sqlite"]
+            verdicts.append((f"typical cards, SQLite, 1 worker: {rate:.0f} files/s (wall) >= 200", rate >= 200))
+            verdicts.append(
+                (f"typical cards, SQLite, 1 worker: {cpu_rate:.0f} files per CPU-second >= 200", cpu_rate >= 200)
+            )
+            if "postgresql" in best:
+                (pg_rate, pg_cpu, _), (lite_rate, lite_cpu, _) = best["postgresql"], best["sqlite"]
                 print(
-                    f"  PostgreSQL / SQLite, 1 worker: {pg_rate / lite_rate:.2f}x (wall), "
+                    f"  PostgreSQL / SQLite, 1 worker, best of {args.repeat}: {pg_rate / lite_rate:.2f}x (wall), "
                     f"{pg_cpu / lite_cpu:.2f}x (files per CPU-second)"
                 )
                 verdicts.append(
                     (
                         f"typical cards, 1 worker: PostgreSQL {pg_rate:.0f} files/s >= SQLite {lite_rate:.0f} files/s "
-                        "(wall, same run)",
+                        f"(wall, best of {args.repeat} alternating runs)",
                         pg_rate >= lite_rate,
                     )
                 )
