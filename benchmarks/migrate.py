@@ -399,9 +399,12 @@ def distributed_runs(typical: Path, work: Path, pg: Any, args: Any) -> list[tupl
                     f"CPU-second ({1000 * worker_cpu / files:.2f} ms per file)"
                 )
     finally:
-        client = redis.Redis.from_url(broker)
+        client = redis.Redis.from_url(broker)  # delete this run's keys, nothing else
         for key in client.scan_iter(match=f"*{queue}*"):
             client.delete(key)
+        for member in client.zrange("_kombu.binding_deadlines", 0, -1):
+            if queue.encode() in member:
+                client.zrem("_kombu.binding_deadlines", member)
     print(
         f"  scaling 1 -> 2 workers: {rates[2] / rates[1]:.2f}x end to end, {steady[2] / steady[1]:.2f}x queued to "
         f"committed (load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)"

@@ -32,6 +32,8 @@ def upgrade() -> None:
         sa.Column("pretty", sa.Boolean(), nullable=False),
         sa.Column("total_files", sa.Integer(), nullable=False),
         sa.Column("batch_count", sa.Integer(), nullable=False),
+        sa.Column("batch_size", sa.Integer(), nullable=False),
+        sa.Column("files", sa.Text(), nullable=False),
         sa.Column("ignored", sa.Integer(), nullable=False),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_runs")),
     )

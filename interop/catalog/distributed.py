@@ -4,7 +4,7 @@
 files in batches (one task per batch, only paths in the message); ``interop
 worker`` runs a Celery worker whose task does the per-file pipeline of an
 embedded run (``pipeline.process_file``) and records the batch with
-``recorder.record_batch``, its ``run_batches`` row in the same transaction.
+``recorder.StreamedBatch``, its ``run_batches`` row in the same transaction.
 Progress and the summary are read back from the catalog, never from the
 broker, so a submitting command can go away (``--detach``) and come back
 (``--status RUN``).
@@ -38,8 +38,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from ..errors import CatalogError
 from .database import Catalog, open_catalog
 from .models import Run, RunBatch
-from .pipeline import FileOutcome, RunConfig, process_file
-from .recorder import record_batch
+from .pipeline import RunConfig, process_file
+from .recorder import StreamedBatch
 from .records import sha256_hex
 from .run import RunSummary, file_tally, load_done
 
@@ -77,15 +77,51 @@ def make_app(
             # look for tasks of dead workers a few times per visibility timeout
             "unacked_restore_interval": max(1, min(60, int(visibility_timeout / 4))),
             "unacked_restore_throttle": 1,
+            # The lock a worker takes for that sweep (a Redis key with an expiry) outlives a
+            # broker killed while it was held: at kombu's default of 300 s, nothing would be
+            # handed on for five minutes after a restart.
+            "unacked_mutex_expire": max(5, min(300, int(visibility_timeout))),
         },
         task_publish_retry=True,
         task_publish_retry_policy={"max_retries": 60, "interval_start": 0.2, "interval_step": 0.5, "interval_max": 2},
         worker_cancel_long_running_tasks_on_connection_loss=False,  # let the batch commit; a redelivery is a no-op
         worker_hijack_root_logger=False,
+        worker_enable_remote_control=False,  # stopped by signals; no mailbox keys left in the broker
         interop_db=db,
     )
     app.task(name=TASK, bind=True, max_retries=None)(_migrate_batch_task)
+    _free_the_slot_when_an_ack_fails()
     return app
+
+
+def _free_the_slot_when_an_ack_fails() -> None:
+    """Work around kombu's Redis transport freezing a worker whose acknowledgement failed.
+
+    Its ``QoS.ack`` removes the message from Redis' unacknowledged set, and only
+    then from the worker's own count of messages in hand; when the broker has just
+    gone away the first step raises, the count keeps the message, and with one
+    task per process the worker never asks for another (nor notices the broken
+    connection): found by ``test_the_broker_going_away_mid_run_loses_nothing``.
+    Here the worker's count is released whatever happens; the message stays
+    unacknowledged in Redis, so it is handed out again after the visibility
+    timeout, and finds its batch committed.
+    """
+    from kombu.transport import redis as kombu_redis
+    from kombu.transport import virtual
+
+    original = kombu_redis.QoS.ack
+    if getattr(original, "interop_frees_slot", False):
+        return
+
+    def ack(self: Any, delivery_tag: Any) -> None:
+        try:
+            original(self, delivery_tag)
+        except Exception:
+            virtual.QoS.ack(self, delivery_tag)
+            raise
+
+    ack.interop_frees_slot = True  # type: ignore[attr-defined]
+    kombu_redis.QoS.ack = ack
 
 
 # --- the worker side -------------------------------------------------------------
@@ -126,8 +162,9 @@ def _batch_recorded(catalog: Catalog, run_id: str, batch_no: int) -> bool:
     return found is not None
 
 
-def process_batch(catalog: Catalog, config: RunConfig, paths: list[str]) -> list[FileOutcome]:
-    """The embedded run's per-file pipeline over one batch, resuming like an embedded run does."""
+def batch_config(catalog: Catalog, config: RunConfig, paths: list[str]) -> RunConfig:
+    """The run's settings plus what the catalog already holds of these files (the embedded run's
+    resume rule: a file recorded with every output intact is *unchanged*)."""
     shas: list[str] = []
     for raw in paths:
         try:
@@ -135,16 +172,23 @@ def process_batch(catalog: Catalog, config: RunConfig, paths: list[str]) -> list
         except OSError:
             continue  # process_file records why
     # a copy per batch: tasks of a --pool threads worker share the run's settings
-    config = dataclasses.replace(config, done=load_done(catalog, config.targets, shas=shas))
-    return [process_file(config, Path(raw)) for raw in paths]
+    return dataclasses.replace(config, done=load_done(catalog, config.targets, shas=shas))
 
 
 def run_batch(catalog: Catalog, run_id: str, batch_no: int, paths: list[str], *, worker: str | None = None) -> bool:
-    """Do one batch of a run and record it; False if it was already recorded (a redelivery)."""
+    """Do one batch of a run and record it in one transaction; False if it was already recorded
+    (a redelivery). The files' rows are written while the next files are processed
+    (``StreamedBatch``); ``database_ms`` is the time the task then waited for the commit."""
     if _batch_recorded(catalog, run_id, batch_no):
         return False
-    outcomes = process_batch(catalog, _run_config(catalog, run_id), paths)
-    tallies = [file_tally(o) for o in outcomes]
+    config = batch_config(catalog, _run_config(catalog, run_id), paths)
+    batch = StreamedBatch(catalog)
+    try:
+        for raw in paths:
+            batch.add(process_file(config, Path(raw)))
+    except BaseException:
+        batch.abort()
+        raise
     start = time.perf_counter()
 
     def batch_row(conn: Connection) -> None:
@@ -155,14 +199,15 @@ def run_batch(catalog: Catalog, run_id: str, batch_no: int, paths: list[str], *,
                 "run_id": run_id,
                 "batch_no": batch_no,
                 "files": len(paths),
-                "outcomes": json.dumps(tallies, ensure_ascii=False),
+                # tallied here: a file the database refused is failed by now
+                "outcomes": json.dumps([file_tally(o) for o in batch.outcomes], ensure_ascii=False),
                 "worker": (worker or socket.gethostname())[:255],
                 "database_ms": (time.perf_counter() - start) * 1000.0,
                 "finished_at": datetime.now(UTC),
             },
         )
 
-    record_batch(catalog, outcomes, hook=batch_row)
+    batch.commit(hook=batch_row)
     return True
 
 
@@ -194,7 +239,7 @@ def submit(
     """Record a run and enqueue its files, ``batch_size`` per task; returns the run id."""
     run_id = uuid.uuid4().hex
     paths = [str(Path(p).resolve()) for p in files]
-    batches = [paths[i : i + batch_size] for i in range(0, len(paths), batch_size)]
+    batches = _batches(paths, batch_size)
     with catalog.engine.begin() as conn:
         conn.execute(
             Run.__table__.insert(),
@@ -208,13 +253,42 @@ def submit(
                 "pretty": pretty,
                 "total_files": len(paths),
                 "batch_count": len(batches),
+                "batch_size": batch_size,
+                "files": json.dumps(paths, ensure_ascii=False),
                 "ignored": ignored,
             },
         )
-    with app.producer_or_acquire() as producer:
-        for batch_no, batch in enumerate(batches):
-            app.send_task(TASK, args=[run_id, batch_no, batch], producer=producer)
+    _send(app, run_id, batches)
     return run_id
+
+
+def _batches(paths: list[str], batch_size: int) -> dict[int, list[str]]:
+    return {i // batch_size: paths[i : i + batch_size] for i in range(0, len(paths), batch_size)}
+
+
+def _send(app: Any, run_id: str, batches: dict[int, list[str]]) -> None:
+    with app.producer_or_acquire() as producer:
+        for batch_no, batch in batches.items():
+            app.send_task(TASK, args=[run_id, batch_no, batch], producer=producer)
+
+
+def resend_missing(app: Any, catalog: Catalog, run_id: str) -> int:
+    """Send again every batch of the run not committed yet; returns how many.
+
+    For a task the broker lost: Redis hands a message to a worker (``BRPOP``)
+    before it is recorded as unacknowledged, so a broker killed in between
+    loses it for good. A batch sent twice is harmless: the second copy finds
+    its batch committed and does nothing, or writes the same rows.
+    """
+    with catalog.session() as s:
+        run = s.get(Run, run_id)
+        if run is None:
+            raise CatalogError(f"no run {run_id} in this catalog (see `interop catalog runs`)")
+        done = set(s.scalars(select(RunBatch.batch_no).where(RunBatch.run_id == run_id)))
+        batches = _batches(json.loads(run.files), run.batch_size)
+    missing = {k: v for k, v in batches.items() if k not in done}
+    _send(app, run_id, missing)
+    return len(missing)
 
 
 @dataclass

@@ -262,6 +262,10 @@ class Run(Base):
     pretty: Mapped[bool] = mapped_column(Boolean)
     total_files: Mapped[int] = mapped_column(Integer)
     batch_count: Mapped[int] = mapped_column(Integer)
+    batch_size: Mapped[int] = mapped_column(Integer)
+    files: Mapped[str] = mapped_column(Text)
+    """JSON list of the files' absolute paths in batch order: batch ``k`` is items
+    ``k * batch_size`` to ``(k + 1) * batch_size``, so a batch the broker lost can be sent again."""
     ignored: Mapped[int] = mapped_column(Integer)
     """Files the folder walk left out (documentation, tooling): counted in the summary, never sent."""
 

@@ -591,3 +591,86 @@ class BatchRecorder:
             self._wait()
         if self._pool is not None:
             self._pool.shutdown(wait=True)
+
+
+class StreamedBatch:
+    """One batch, one transaction, written while its files are still being processed.
+
+    For a distributed worker, whose task must not return (be acknowledged)
+    before its batch commits: every ``part_files`` outcomes are written by a
+    writer thread into the batch's open transaction while the next files are
+    read and converted, and ``commit`` adds the hook's rows and commits, so
+    only the last part and the commit are waited for. Everything runs on the
+    writer thread (a driver connection stays on one thread). If anything fails,
+    the transaction is rolled back and the whole batch goes through
+    ``record_batch`` (retries, a refused file failing alone): all or nothing
+    either way.
+    """
+
+    def __init__(self, catalog: Catalog, *, part_files: int = 10) -> None:
+        self.catalog = catalog
+        self.part_files = part_files
+        self.outcomes: list[FileOutcome] = []
+        self._part: list[FileOutcome] = []
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="catalog-writer")
+        self._conn: Connection | None = None
+        self._failed = False
+
+    def add(self, outcome: FileOutcome) -> None:
+        self.outcomes.append(outcome)
+        self._part.append(outcome)
+        if len(self._part) >= self.part_files:
+            self._send()
+
+    def commit(self, hook: BatchHook | None = None) -> None:
+        """Write the rest, run ``hook`` and commit; returns once the batch is committed."""
+        self._send()
+        committed = self._pool.submit(self._commit, hook).result()
+        self._pool.shutdown(wait=True)
+        if not committed:
+            record_batch(self.catalog, self.outcomes, hook)
+
+    def abort(self) -> None:
+        """Roll back whatever was written (the batch is redone whole by its redelivery)."""
+        self._pool.submit(self._close).result()
+        self._pool.shutdown(wait=True)
+
+    def _send(self) -> None:
+        part, self._part = self._part, []
+        if part:
+            self._pool.submit(self._write, part)
+
+    def _write(self, part: list[FileOutcome]) -> None:
+        if self._failed:
+            return
+        try:
+            if self._conn is None:
+                self._conn = self.catalog.engine.connect()
+                self._conn.begin()
+            write_batch(self._conn, part)
+        except DBAPIError:
+            self._failed = True
+            self._close()
+
+    def _commit(self, hook: BatchHook | None) -> bool:
+        if self._conn is None and not self._failed:
+            self._write([])
+        if self._failed or self._conn is None:
+            self._close()
+            return False
+        try:
+            if hook is not None:
+                hook(self._conn)
+            self._conn.commit()
+        except DBAPIError:
+            self._close()
+            return False
+        self._close()
+        return True
+
+    def _close(self) -> None:
+        if self._conn is not None:
+            with contextlib.suppress(DBAPIError):
+                self._conn.rollback()
+            self._conn.close()
+        self._conn = None

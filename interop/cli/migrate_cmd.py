@@ -8,11 +8,20 @@ import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import click
 
 from ..catalog.database import Catalog, open_catalog
-from ..catalog.distributed import DEFAULT_QUEUE, RunStatus, make_app, run_status, run_summary, submit
+from ..catalog.distributed import (
+    DEFAULT_QUEUE,
+    RunStatus,
+    make_app,
+    resend_missing,
+    run_status,
+    run_summary,
+    submit,
+)
 from ..catalog.pipeline import FileOutcome
 from ..catalog.run import RunSummary, migrate
 from ..errors import CatalogError
@@ -123,7 +132,17 @@ def print_summary(summary: RunSummary) -> None:
 )
 @click.option("--queue", default=DEFAULT_QUEUE, show_default=True, help="Broker queue, with --broker.")
 @click.option("--detach", is_flag=True, help="With --broker: print the run id and return at once.")
+@click.option(
+    "--resend-after",
+    default=900.0,
+    show_default=True,
+    type=click.FloatRange(1),
+    metavar="SECONDS",
+    help="With --broker: when no batch has committed for this long, send the missing batches again "
+    "(a broker that crashed can lose a task in delivery).",
+)
 @click.option("--status", "status_of", metavar="RUN", help="Report on a --broker run (progress and summary).")
+@click.option("--resend", is_flag=True, help="With --status RUN and --broker: send the run's missing batches again.")
 def command(
     sources: tuple[str, ...],
     to: str | None,
@@ -137,7 +156,9 @@ def command(
     batch_size: int,
     queue: str,
     detach: bool,
+    resend_after: float,
     status_of: str | None,
+    resend: bool,
 ) -> None:
     """Import every card and lorebook under SOURCES into the catalog and convert each to every TARGET.
 
@@ -154,12 +175,18 @@ def command(
     prints the same summary. --status RUN reports on such a run later.
     """
     if status_of is not None:
+        if resend:
+            if not broker:
+                raise click.UsageError("--resend needs --broker")
+            _resend(db, broker, queue, status_of)
         _report_status(db, status_of, as_json, strict)
         return
+    if resend:
+        raise click.UsageError("--resend goes with --status RUN")
     if not sources or not to or not out:
         raise click.UsageError("SOURCES, --to and --out are required (or --status RUN)")
-    if (detach or batch_size != 50 or queue != DEFAULT_QUEUE) and not broker:
-        raise click.UsageError("--detach, --batch-size and --queue go with --broker")
+    if (detach or batch_size != 50 or queue != DEFAULT_QUEUE or resend_after != 900.0) and not broker:
+        raise click.UsageError("--detach, --batch-size, --queue and --resend-after go with --broker")
     if broker and jobs != 1:
         raise click.UsageError("--jobs is for runs without --broker: start more `interop worker`s instead")
     targets = parse_targets(to)
@@ -174,11 +201,12 @@ def command(
     catalog = open_catalog(db)
     try:
         if broker:
-            run_id = _submit(catalog, broker, queue, files, sources, targets, out_dir, not compact, batch_size)
+            app = make_app(broker, db=catalog.url, queue=queue)
+            run_id = _submit(app, catalog, broker, files, sources, targets, out_dir, not compact, batch_size)
             if detach:
                 click.echo(json.dumps({"run": run_id}) if as_json else run_id)
                 return
-            status, summary = _follow(catalog, run_id)
+            status, summary = _follow(app, catalog, run_id, resend_after)
         else:
             status = None
             summary = _embedded(catalog, files, targets, out_dir, jobs, compact)
@@ -209,9 +237,9 @@ def _embedded(
 
 
 def _submit(
+    app: Any,
     catalog: Catalog,
     broker: str,
-    queue: str,
     files: list[Path],
     sources: tuple[str, ...],
     targets: tuple[str, ...],
@@ -221,7 +249,6 @@ def _submit(
 ) -> str:
     from kombu.exceptions import OperationalError as BrokerError
 
-    app = make_app(broker, db=catalog.url, queue=queue)
     try:
         return submit(
             app,
@@ -244,7 +271,7 @@ def _safe_broker(url: str) -> str:
     return str(maybe_sanitize_url(url))
 
 
-def _follow(catalog: Catalog, run_id: str) -> tuple[RunStatus, RunSummary]:
+def _follow(app: Any, catalog: Catalog, run_id: str, resend_after: float) -> tuple[RunStatus, RunSummary]:
     """One progress bar over the whole run, read from the catalog (the workers' committed batches)."""
     status = run_status(catalog, run_id)
     click.echo(f"run {run_id}: {status.total_files} files queued (interop migrate --status {run_id})", err=True)
@@ -253,9 +280,20 @@ def _follow(catalog: Catalog, run_id: str) -> tuple[RunStatus, RunSummary]:
             length=status.total_files, label="migrating", file=sys.stderr, show_pos=True, item_show_func=lambda s: s
         ) as bar:
             shown = 0
+            last_change = time.monotonic()
             while not status.finished:
                 time.sleep(0.25)
+                before = status.batches
                 status = run_status(catalog, run_id)
+                if status.batches != before:
+                    last_change = time.monotonic()
+                elif time.monotonic() - last_change > resend_after:
+                    sent = resend_missing(app, catalog, run_id)
+                    click.echo(
+                        f"\ninterop: no batch committed for {resend_after:.0f} s: sent {sent} missing batches again",
+                        err=True,
+                    )
+                    last_change = time.monotonic()
                 rate = status.done_files / max((datetime.now(UTC) - status.created_at).total_seconds(), 1e-9)
                 label = f"{status.batches}/{status.batch_count} batches, {rate:.0f} files/s"
                 bar.update(status.done_files - shown, label)
@@ -264,6 +302,15 @@ def _follow(catalog: Catalog, run_id: str) -> tuple[RunStatus, RunSummary]:
         click.echo(f"interop: stopped following; the workers go on: interop migrate --status {run_id}", err=True)
         raise SystemExit(130) from None
     return run_summary(catalog, run_id)
+
+
+def _resend(db: str | None, broker: str, queue: str, run_id: str) -> None:
+    catalog = open_catalog(db, create=False)
+    try:
+        sent = resend_missing(make_app(broker, db=catalog.url, queue=queue), catalog, run_id)
+    finally:
+        catalog.dispose()
+    click.echo(f"run {run_id}: sent {sent} uncommitted batches again", err=True)
 
 
 def _report_status(db: str | None, run_id: str, as_json: bool, strict: bool) -> None:

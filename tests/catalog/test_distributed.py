@@ -74,9 +74,20 @@ def shared_broker(queue: str, tmp_path: Path) -> Iterator[str]:
         pytest.skip("no empty database number on the shared Redis")
     url = f"{SHARED_REDIS}/{n}"
     yield url
-    client = _redis_client(url)
+    forget_queue(_redis_client(url), queue)
+
+
+def forget_queue(client: Any, queue: str) -> None:
+    """Delete this test's keys (its queue and bindings), nothing else."""
     for key in client.scan_iter(match=f"*{queue}*"):
         client.delete(key)
+    for member in client.zrange("_kombu.binding_deadlines", 0, -1):
+        if queue.encode() in member:
+            client.zrem("_kombu.binding_deadlines", member)
+    for tag, payload in client.hgetall("unacked").items():  # shared by every queue of the database
+        if queue.encode() in payload:
+            client.hdel("unacked", tag)
+            client.zrem("unacked_index", tag)
 
 
 def _free_port() -> int:
@@ -145,6 +156,17 @@ def _cli(*args: str) -> list[str]:
     return [sys.executable, "-c", "from interop.cli import main; main()", *args]
 
 
+def wait_ready(tmp: Path, *names: str) -> None:
+    """Until every named worker has said it is ready (so the work is shared from the start)."""
+    deadline = time.monotonic() + 120
+    for name in names:
+        log = tmp / f"{name}.log"
+        while b" ready." not in log.read_bytes():
+            if time.monotonic() > deadline:
+                pytest.fail(f"worker {name} did not start: {log.read_text()[-2000:]}")
+            time.sleep(0.05)
+
+
 def start_worker(tmp: Path, name: str, broker: str, db: str, queue: str) -> subprocess.Popen[bytes]:
     log = (tmp / f"{name}.log").open("wb")
     return subprocess.Popen(
@@ -189,6 +211,8 @@ def submit(tmp: Path, src: Path, out: Path, broker: str, db: str, queue: str) ->
             queue,
             "--batch-size",
             str(BATCH),
+            "--resend-after",
+            "8",  # a task lost in delivery by a killed broker is sent again
             "--json",
         ),
         stdout=subprocess.PIPE,
@@ -268,20 +292,23 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(
 ) -> None:
     src, out = tmp_path / "in", tmp_path / "out"
     make_folder(src, N_FILES)
-    workers = [start_worker(tmp_path, name, shared_broker, pg_url, queue) for name in ("w1", "w2")]
+    workers = {name: start_worker(tmp_path, name, shared_broker, pg_url, queue) for name in ("w1", "w2")}
     try:
+        wait_ready(tmp_path, *workers)
         run = submit(tmp_path, src, out, shared_broker, pg_url, queue)
-        wait_for_committed(pg_url, 150, run, *workers)
-        assert "w1@test" in batches_by_worker(pg_url)  # the victim was working, not idle
-        kill_group(workers[0])  # SIGKILL, pool children included, mid-batch
-        assert workers[0].returncode == -signal.SIGKILL
+        wait_for_committed(pg_url, 150, run, *workers.values())
+        # the victim is one that was working (it has committed batches), killed mid-batch
+        victim = max(batches_by_worker(pg_url).items(), key=lambda kv: kv[1])[0].split("@")[0]
+        survivor = next(name for name in workers if name != victim)
+        kill_group(workers[victim])  # SIGKILL, pool children included
+        assert workers[victim].returncode == -signal.SIGKILL
         summary = finish(run)
     finally:
-        for worker in workers:
+        for worker in workers.values():
             kill_group(worker, signal.SIGTERM)
     assert_run_exact(pg_url, summary, src)
     assert_complete_and_unique(pg_url, out, N_FILES)
-    assert batches_by_worker(pg_url)["w2@test"] > 0
+    assert batches_by_worker(pg_url)[f"{survivor}@test"] > 0
 
 
 @pytest.mark.postgres
@@ -292,6 +319,7 @@ def test_the_broker_going_away_mid_run_loses_nothing(tmp_path: Path, pg_url: str
     make_folder(src, N_FILES)
     workers = [start_worker(tmp_path, name, broker.url, pg_url, queue) for name in ("w1", "w2")]
     try:
+        wait_ready(tmp_path, "w1", "w2")
         run = submit(tmp_path, src, out, broker.url, pg_url, queue)
         wait_for_committed(pg_url, 150, run, *workers)
         broker.kill()  # SIGKILL: no shutdown save, only the append-only file survives
@@ -329,6 +357,17 @@ def test_detach_status_runs_and_a_resumed_run(tmp_path: Path, pg_url: str, share
     assert listed["id"] == run_id and listed["state"] == "running" and listed["files_done"] == 0
     assert listed["files"] == 40 and listed["batches"] == 6 and listed["ignored"] == 1
 
+    # the broker loses every queued task (as a crash can lose one in delivery); they are sent again
+    forget_queue(_redis_client(shared_broker), queue)
+    resent = subprocess.run(
+        _cli("migrate", "--status", run_id, "--db", pg_url, "--broker", shared_broker, "--queue", queue, "--resend"),
+        capture_output=True,
+        env=env,
+        check=False,
+    )
+    assert resent.returncode == 0, resent.stderr.decode()
+    assert f"run {run_id}: sent 6 uncommitted batches again" in resent.stderr.decode()
+
     worker = start_worker(tmp_path, "solo", shared_broker, pg_url, queue)
     try:
         wait_for_committed(pg_url, 40, worker)
@@ -365,6 +404,8 @@ def test_broker_options_need_a_broker(tmp_path: Path) -> None:
     for extra in (["--detach"], ["--batch-size", "5"], ["--queue", "q"]):
         result = CliRunner().invoke(cli, [*base, *extra], env={"INTEROP_BROKER": ""})
         assert result.exit_code == 2 and "go with --broker" in result.output
+    result = CliRunner().invoke(cli, ["migrate", "--status", "x", "--resend"], env={"INTEROP_BROKER": ""})
+    assert result.exit_code == 2 and "--resend needs --broker" in result.output
     result = CliRunner().invoke(cli, ["migrate", "--to", "ccv3"])
     assert result.exit_code == 2 and "--status RUN" in result.output
     result = CliRunner().invoke(cli, [*base, "--broker", "redis://127.0.0.1:1/0", "--jobs", "2"])
