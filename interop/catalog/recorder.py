@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import sqlite3
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -108,17 +109,28 @@ class _SqliteOps:
     def select_ids(self, table: str, keys: list[str]) -> list[tuple[int, str]]:
         return [tuple(r) for r in self.conn.execute(self.st.select_ids[table], {"keys": keys})]
 
+    def _executemany(self, name: str, rows: list[dict[str, Any]]) -> None:
+        """The bulk tables (entries, tags, links, reports) through the driver's ``executemany``:
+        one prepared statement, rows bound in C; SQLAlchemy's per-row parameter processing
+        cost as much as SQLite's own work on them."""
+        sql, cols = _sqlite_bulk_sql()[name]
+        dbapi = self.conn.connection.driver_connection
+        try:
+            dbapi.executemany(sql, [tuple(r[c] for c in cols) for r in rows])
+        except sqlite3.Error as exc:
+            raise DBAPIError.instance(sql, None, exc, sqlite3.Error) from exc
+
     def insert(self, table: str, rows: list[dict[str, Any]]) -> None:
-        self.conn.execute(self.st.insert[table], rows)
+        self._executemany(table, rows)
 
     def insert_ignore(self, table: str, rows: list[dict[str, Any]]) -> None:
-        self.conn.execute(self.st.link[table], rows)
+        self._executemany(table, rows)
 
     def upsert_migrations(self, rows: list[dict[str, Any]]) -> list[tuple[int, int, str]]:
         return [tuple(r) for r in self.conn.execute(self.st.migration, rows)]
 
     def upsert_reports(self, rows: list[dict[str, Any]]) -> None:
-        self.conn.execute(self.st.report, rows)
+        self._executemany("fidelity_reports", rows)
 
     def drop_reports(self, ids: list[int]) -> None:
         self.conn.execute(self.st.drop_reports, {"ids": ids})
@@ -127,6 +139,22 @@ class _SqliteOps:
 @functools.cache
 def _sqlite_statements() -> _SqliteStatements:
     return _SqliteStatements()
+
+
+@functools.cache
+def _sqlite_bulk_sql() -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Plain SQL for the tables written with the driver's ``executemany``: (statement, columns)."""
+
+    def insert(name: str, tail: str = "") -> tuple[str, tuple[str, ...]]:
+        cols = tuple(c.name for c in Base.metadata.tables[name].c if c.name != "id")
+        marks = ", ".join("?" * len(cols))
+        return f"INSERT INTO {name} ({', '.join(cols)}) VALUES ({marks}){tail}", cols
+
+    sql = {name: insert(name) for name in ("lorebook_entries", "card_tags")}
+    sql.update({name: insert(name, " ON CONFLICT DO NOTHING") for name in _LINKS})
+    sets = ", ".join(f"{c} = excluded.{c}" for c in _REPORT_UPDATE)
+    sql["fidelity_reports"] = insert("fidelity_reports", f" ON CONFLICT (migration_id) DO UPDATE SET {sets}")
+    return sql
 
 
 class _PgStatements:
