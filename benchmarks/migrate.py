@@ -11,16 +11,23 @@
    read, convert, fidelity report, atomic writes, catalog) into a fresh
    catalog, with one worker and with ``--jobs 2``, on SQLite and PostgreSQL;
    prints files/s and the time split from the run's ``--json`` summary.
-3. Bulk-inserts N lorebook entries straight into a fresh catalog (the FTS5
+3. On PostgreSQL, ``interop migrate --broker`` with 1 and then 2 ``interop
+   worker`` processes (Celery, Redis: an unused database number of
+   ``--broker``), files/s and the scaling ratio; then the catalog writes alone
+   (outcomes computed once, recorded by 1 and 2 processes), with the
+   PostgreSQL server's CPU per file: how many workers one server can take.
+4. Bulk-inserts N lorebook entries straight into a fresh catalog (the FTS5
    triggers / GIN index maintained as in real use) and times ``catalog
    search`` queries of varying selectivity.
 
 Targets (PASS/FAIL), measured on a separate set of "typical" cards (peers.md:
-~5.7 KB of card JSON with a 5-entry lorebook; CCv3/CCv2 JSON and PNG): >= 200
-files/s on SQLite with one worker, judged on wall time and on files per
-CPU-second (wall time on a shared machine mostly measures the neighbours),
-database share < 30 % of that run; every search < 100 ms. The mixed archive is
-reported without a target.
+~5.7 KB of card JSON with a 5-entry lorebook; CCv3/CCv2 JSON and PNG), one
+worker, the backends taking turns ``--repeat`` times and judged on their best
+run: >= 200 files/s on SQLite, judged on wall time and on files per
+CPU-second (wall time on a shared machine mostly measures the neighbours);
+PostgreSQL >= SQLite (wall, same run); database share < 20 % on both (see
+``report_run``); every search < 100 ms. The mixed archive and the workers runs
+are reported without a target.
 """
 
 from __future__ import annotations
@@ -243,20 +250,247 @@ def report_run(label: str, summary: dict[str, Any]) -> tuple[float, float, float
     On a shared machine wall-clock rates depend on the neighbours; files per
     CPU-second (user + system time of the migrate process and its workers)
     is what the code costs, and equals the wall rate on an idle core.
+
+    Database share, as the run's own time split gives it: the time the run
+    waited for the catalog over the sum of the phases (the catalog is written by
+    a thread while the next files are processed). Printed beside it, a stricter
+    share that also charges the CPU the writer thread used in this process as if
+    it were on the run's core (for SQLite that is SQLite's own work, which runs
+    with the GIL released, in parallel when a core is free); the PostgreSQL
+    server's work is on its own core (measured by the ceiling runs below).
     """
     files = summary["files"]["seen"]
     rate = files / summary["process_wall_s"]
     t = summary["timings_ms"]
     total = sum(t.values()) or 1.0
     split = ", ".join(f"{k} {v / 1000:.1f}s ({100 * v / total:.0f}%)" for k, v in sorted(t.items()))
-    db_share = 100 * t.get("database", 0.0) / total
+    waited = t.get("database", 0.0)
+    busy = summary.get("database_busy_ms", 0.0)
+    cpu_db = summary.get("database_cpu_ms", 0.0)
+    db_share = 100 * waited / total
+    strict = 100 * (waited + cpu_db) / (total + cpu_db)
     cpu = summary["process_cpu_s"]
     print(
         f"  {label:<24} {files} files in {summary['process_wall_s']:.1f}s = {rate:.0f} files/s "
         f"(failed {summary['files']['failed']}); CPU {cpu:.1f}s = {files / cpu:.0f} files per CPU-second"
     )
     print(f"  {'':<24} time split: {split}")
+    print(
+        f"  {'':<24} database share {db_share:.0f}% (waited {waited / 1000:.2f}s); catalog writer thread "
+        f"{busy / 1000:.2f}s wall, {cpu_db / 1000:.2f}s CPU: {strict:.0f}% counting its CPU"
+    )
     return rate, files / cpu, db_share
+
+
+# --- Celery workers and the catalog's own ceiling (PostgreSQL) ----------------------
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-c", "from interop.cli import main; main()", *args]
+
+
+def free_redis_db(base: str) -> str:
+    """An unused database number on the Redis server (the machine's Redis is shared)."""
+    import redis
+
+    for n in range(15, 0, -1):
+        if redis.Redis.from_url(f"{base}/{n}", socket_connect_timeout=2).dbsize() == 0:
+            return f"{base}/{n}"
+    raise RuntimeError(f"no empty database number on {base}")
+
+
+WORKER = ("--concurrency", "1", "--loglevel", "INFO")
+
+
+def start_workers(n: int, broker: str, url: str, queue: str, work: Path, env: dict[str, str]) -> list[Any]:
+    procs = []
+    for i in range(n):
+        log = work / f"worker{i}.log"
+        log.unlink(missing_ok=True)
+        procs.append(
+            (
+                subprocess.Popen(
+                    _cli("worker", "--broker", broker, "--db", url, "--queue", queue, "--name", f"bench{i}@h", *WORKER),
+                    stdout=log.open("wb"),
+                    stderr=subprocess.STDOUT,
+                    env=env,
+                    start_new_session=True,
+                ),
+                log,
+            )
+        )
+    deadline = time.monotonic() + 60
+    for proc, log in procs:  # measured from the moment every worker is ready
+        while b" ready." not in log.read_bytes():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"worker failed to start: {log.read_text()[-2000:]}")
+            time.sleep(0.05)
+    return [proc for proc, _ in procs]
+
+
+def tree_cpu_s(pid: int) -> float:
+    """CPU seconds of a process and its live descendants (a worker and its pool), from /proc."""
+    total = _backend_cpu_s(pid) or 0.0
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        children = []
+    return total + sum(tree_cpu_s(int(c)) for c in children)
+
+
+def stop_workers(procs: list[Any]) -> None:
+    import signal
+
+    for proc in procs:
+        os.killpg(proc.pid, signal.SIGTERM)
+    for proc in procs:
+        proc.wait(timeout=60)
+
+
+def distributed_runs(typical: Path, work: Path, pg: Any, args: Any) -> list[tuple[str, bool]]:
+    """``migrate --broker`` with 1 and 2 ``interop worker`` processes; then the catalog writes alone."""
+    import redis
+
+    try:
+        broker = free_redis_db(args.broker)
+    except Exception as exc:
+        print(f"\nRedis not usable at {args.broker} ({exc}); workers runs skipped")
+        return []
+    queue = f"interop-bench-{uuid.uuid4().hex[:8]}"
+    print(f"\ntypical cards, migrate --broker (Redis {broker}), PostgreSQL, workers of --concurrency 1")
+    rates: dict[int, float] = {}
+    steady: dict[int, float] = {}
+    try:
+        for n in (1, 2):
+            url = pg.new()
+            engine = make_engine(url)
+            upgrade_schema(engine)
+            engine.dispose()
+            out = work / f"out-workers{n}"
+            shutil.rmtree(out, ignore_errors=True)
+            env = {**os.environ, "INTEROP_DATA_DIR": str(work / f"data-workers{n}")}
+            procs = start_workers(n, broker, url, queue, work, env)
+            try:
+                cmd = _cli("migrate", str(typical), "--to", args.to, "--out", str(out), "--db", url)
+                cmd += ["--broker", broker, "--queue", queue, "--json"]
+                cpu_before = sum(tree_cpu_s(p.pid) for p in procs)
+                start = time.perf_counter()
+                proc = subprocess.run(cmd, capture_output=True, check=False, env=env)
+                wall = time.perf_counter() - start
+                worker_cpu = sum(tree_cpu_s(p.pid) for p in procs) - cpu_before
+            finally:
+                stop_workers(procs)
+            if proc.returncode != 0:
+                raise SystemExit(f"migrate --broker failed: {proc.stderr.decode()[-2000:]}")
+            summary = json.loads(proc.stdout)
+            files = summary["files"]["seen"]
+            t = summary["timings_ms"]
+            total = sum(t.values()) or 1.0
+            split = ", ".join(f"{k} {v / 1000:.1f}s ({100 * v / total:.0f}%)" for k, v in sorted(t.items()))
+            rates[n] = files / wall
+            steady[n] = summary["files_per_s"]
+            print(
+                f"  {n} worker{'s' if n > 1 else ' '}                {files} files in {wall:.1f}s = {rates[n]:.0f} "
+                f"files/s end to end (failed {summary['files']['failed']}); {steady[n]:.0f} files/s from the "
+                f"first task queued to the last batch committed ({summary['wall_s']:.1f}s)"
+            )
+            print(f"  {'':<24} time split (all workers): {split}")
+            if worker_cpu > 0:
+                print(
+                    f"  {'':<24} workers' CPU {worker_cpu:.1f}s = {files / worker_cpu:.0f} files per worker "
+                    f"CPU-second ({1000 * worker_cpu / files:.2f} ms per file)"
+                )
+    finally:
+        client = redis.Redis.from_url(broker)  # delete this run's keys, nothing else
+        for key in client.scan_iter(match=f"*{queue}*"):
+            client.delete(key)
+        for member in client.zrange("_kombu.binding_deadlines", 0, -1):
+            if queue.encode() in member:
+                client.zrem("_kombu.binding_deadlines", member)
+    print(
+        f"  scaling 1 -> 2 workers: {rates[2] / rates[1]:.2f}x end to end, {steady[2] / steady[1]:.2f}x queued to "
+        f"committed (load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)"
+    )
+    ceiling = catalog_ceiling(typical, work, pg, args.to)
+    return [(f"catalog writes alone, PostgreSQL: {ceiling:.0f} files/s (informative)", True)]
+
+
+def _backend_cpu_s(pid: int) -> float | None:
+    """CPU seconds a PostgreSQL backend used, when the server runs on this machine (else None)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _write_slice(url: str, pickled: str, first: int, step: int, batch: int) -> tuple[float, float | None]:
+    """Worker process of ``catalog_ceiling``: every ``step``-th outcome from ``first``, ``batch`` per transaction.
+    Returns (seconds, CPU seconds of the PostgreSQL backend serving it)."""
+    import pickle
+
+    from sqlalchemy import create_engine
+    from sqlalchemy.pool import StaticPool
+
+    from interop.catalog.database import Catalog
+    from interop.catalog.recorder import record_batch
+
+    outcomes = pickle.loads(Path(pickled).read_bytes())[first::step]
+    opened = open_catalog(url)
+    opened.dispose()
+    # one connection for the whole slice, so its server process can be measured
+    engine = create_engine(normalize_url(url), poolclass=StaticPool)
+    catalog = Catalog(url=opened.url, engine=engine, data_dir=opened.data_dir)
+    with engine.connect() as conn:
+        pid = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
+    cpu_before = _backend_cpu_s(pid)
+    start = time.perf_counter()
+    for i in range(0, len(outcomes), batch):
+        record_batch(catalog, outcomes[i : i + batch])
+    elapsed = time.perf_counter() - start
+    cpu_after = _backend_cpu_s(pid)
+    engine.dispose()
+    return elapsed, (cpu_after - cpu_before) if cpu_before is not None and cpu_after is not None else None
+
+
+def catalog_ceiling(typical: Path, work: Path, pg: Any, targets: str) -> float:
+    """Files/s one PostgreSQL records when nothing else is done: outcomes computed once, then
+    written by 1 and 2 processes (disjoint files, batches of 50, as the workers write them)."""
+    import multiprocessing
+    import pickle
+
+    from interop.catalog.pipeline import RunConfig, process_file
+    from interop.cli.common import iter_inputs
+
+    config = RunConfig(targets=tuple(targets.split(",")), out_dir=work / "out-ceiling", data_dir=work / "data-ceiling")
+    outcomes = [process_file(config, p) for p in iter_inputs((str(typical),))]
+    pickled = work / "outcomes.pickle"
+    pickled.write_bytes(pickle.dumps(outcomes))
+    print(f"\ncatalog writes alone (PostgreSQL, {len(outcomes)} typical files' outcomes, batches of 50)")
+    best = 0.0
+    ctx = multiprocessing.get_context("spawn")
+    for n in (1, 2):
+        url = pg.new()
+        engine = make_engine(url)
+        upgrade_schema(engine)
+        engine.dispose()
+        start = time.perf_counter()
+        with ctx.Pool(n) as pool:
+            results = pool.starmap(_write_slice, [(url, str(pickled), i, n, 50) for i in range(n)])
+        wall = time.perf_counter() - start
+        busy = [b for b, _ in results]
+        server = [c for _, c in results if c is not None]
+        rate = len(outcomes) / max(busy)
+        best = max(best, rate)
+        server_text = (
+            f"; PostgreSQL server CPU {1000 * sum(server) / len(outcomes):.2f} ms per file" if len(server) == n else ""
+        )
+        print(
+            f"  {n} writer{'s' if n > 1 else ' '}  {rate:.0f} files/s "
+            f"({1000 * sum(busy) / len(outcomes):.2f} ms of writer time per file{server_text}; "
+            f"{wall:.1f}s with process start)"
+        )
+    return best
 
 
 # --- search -------------------------------------------------------------------
@@ -387,6 +621,13 @@ def main() -> int:
     parser.add_argument("--typical", type=int, default=3000, help="typical cards for the speed targets (0: skip)")
     parser.add_argument("--skip-mixed", action="store_true", help="skip the mixed-archive runs")
     parser.add_argument("--skip-pg", action="store_true")
+    parser.add_argument("--repeat", type=int, default=2, help="alternating one-worker runs per backend")
+    parser.add_argument("--skip-workers", action="store_true", help="skip the Celery workers runs (PostgreSQL)")
+    parser.add_argument(
+        "--broker",
+        default=os.environ.get("INTEROP_TEST_REDIS", "redis://127.0.0.1:6379"),
+        help="Redis server for the workers runs (an unused database number is picked)",
+    )
     parser.add_argument("--workdir", type=Path, default=None, help="keep files here (default: a temp dir)")
     args = parser.parse_args()
 
@@ -429,26 +670,43 @@ def main() -> int:
                 made = generate_typical(typical, args.typical)
                 print(f"generated {args.typical} typical cards: {made}")
             print(f"\ntypical cards, migrate --to {args.to}")
+            # one worker: the backends take turns, --repeat times, and each is judged on its best
+            # run, so a burst of load from the neighbours does not decide the comparison
+            best: dict[str, tuple[float, float, float]] = {}
+            for round_no in range(args.repeat):
+                for backend, make_url in backends:
+                    out, url = fresh(f"typical-{backend}-j1", make_url)
+                    label = f"{backend}, --jobs 1" + (f" #{round_no + 1}" if args.repeat > 1 else "")
+                    measured = report_run(label, run_migrate(typical, out, url, args.to, 1))
+                    if backend not in best or measured[0] > best[backend][0]:
+                        best[backend] = measured
             for backend, make_url in backends:
-                for jobs in (1, 2):
-                    tag = f"typical-{backend}-j{jobs}"
-                    out, url = fresh(tag, make_url)
-                    rate, cpu_rate, db_share = report_run(
-                        f"{backend}, --jobs {jobs}", run_migrate(typical, out, url, args.to, jobs)
+                out, url = fresh(f"typical-{backend}-j2", make_url)
+                report_run(f"{backend}, --jobs 2", run_migrate(typical, out, url, args.to, 2))
+            for backend, (_, _, db_share) in best.items():
+                verdicts.append(
+                    (f"typical cards, {backend}, 1 worker: database share {db_share:.0f}% < 20%", db_share < 20)
+                )
+            rate, cpu_rate, _ = best["sqlite"]
+            verdicts.append((f"typical cards, SQLite, 1 worker: {rate:.0f} files/s (wall) >= 200", rate >= 200))
+            verdicts.append(
+                (f"typical cards, SQLite, 1 worker: {cpu_rate:.0f} files per CPU-second >= 200", cpu_rate >= 200)
+            )
+            if "postgresql" in best:
+                (pg_rate, pg_cpu, _), (lite_rate, lite_cpu, _) = best["postgresql"], best["sqlite"]
+                print(
+                    f"  PostgreSQL / SQLite, 1 worker, best of {args.repeat}: {pg_rate / lite_rate:.2f}x (wall), "
+                    f"{pg_cpu / lite_cpu:.2f}x (files per CPU-second)"
+                )
+                verdicts.append(
+                    (
+                        f"typical cards, 1 worker: PostgreSQL {pg_rate:.0f} files/s >= SQLite {lite_rate:.0f} files/s "
+                        f"(wall, best of {args.repeat} alternating runs)",
+                        pg_rate >= lite_rate,
                     )
-                    if backend == "sqlite" and jobs == 1:
-                        verdicts.append(
-                            (f"typical cards, SQLite, 1 worker: {rate:.0f} files/s (wall) >= 200", rate >= 200)
-                        )
-                        verdicts.append(
-                            (
-                                f"typical cards, SQLite, 1 worker: {cpu_rate:.0f} files per CPU-second >= 200",
-                                cpu_rate >= 200,
-                            )
-                        )
-                        verdicts.append(
-                            (f"typical cards, SQLite, 1 worker: database share {db_share:.0f}% < 30%", db_share < 30)
-                        )
+                )
+            if pg is not None and not args.skip_workers:
+                verdicts += distributed_runs(typical, work, pg, args)
 
         if not args.skip_mixed:
             print(f"\nmixed archive, migrate --to {args.to}")

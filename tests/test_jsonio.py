@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from interop.errors import CorruptInputError, LimitExceededError
 from interop.jsonio import _depth_within, load_json
@@ -50,3 +54,58 @@ def test_lone_surrogates_survive_a_write() -> None:
     value = load_json(b'{"name": "half an emoji \\ud83d", "ok": "\xc3\xa9"}')
     assert load_json(dump_json(value)) == value
     assert load_json(dump_json(value, pretty=False)) == value
+
+
+# Any JSON value, floats of every magnitude and non-finite ones, surrogates, huge ints, non-string keys.
+_any_scalar = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(),
+)
+_any_json = st.recursive(
+    _any_scalar,
+    lambda children: st.one_of(
+        st.lists(children, max_size=4),
+        st.tuples(children, children),
+        st.dictionaries(st.one_of(st.text(max_size=8), st.integers(0, 9)), children, max_size=4),
+    ),
+    max_leaves=20,
+)
+
+
+def _stdlib_pretty(value: object) -> bytes:
+    """What dump_json wrote before orjson: the stdlib's indent=2 form, \\u escapes only when UTF-8 cannot hold it."""
+    try:
+        return json.dumps(value, ensure_ascii=False, indent=2).encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        return json.dumps(value, ensure_ascii=True, indent=2).encode("ascii") + b"\n"
+
+
+@settings(max_examples=400, deadline=None)
+@given(_any_json)
+def test_pretty_output_is_byte_for_byte_the_stdlib_form(value: object) -> None:
+    from interop.jsonio import dump_json
+
+    assert dump_json(value) == _stdlib_pretty(value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [1e-5, -7.07e-06, 4.7e-09, 1e16, float("nan"), float("inf"), (1, 2), {1: "a"}, 2**70, "\ud83d", "0.00001 e-5"],
+)
+def test_pretty_output_where_orjson_and_the_stdlib_differ(value: object) -> None:
+    from interop.jsonio import dump_json
+
+    assert dump_json({"v": value, "w": [value]}) == _stdlib_pretty({"v": value, "w": [value]})
+
+
+def test_typical_card_output_takes_the_fast_path() -> None:
+    """The speed-up applies to real data (else the equality tests above would pass on the slow path alone)."""
+    pytest.importorskip("orjson")
+    from interop.jsonio import _pretty_fast
+
+    card = {"spec": "chara_card_v3", "data": {"name": "Ilse", "tags": ["a", "b"], "extensions": {"depth": 4}}}
+    card["data"]["character_book"] = {"entries": [{"keys": ["x"], "insertion_order": 1.5, "enabled": True}]}
+    assert (_pretty_fast(card) or b"") + b"\n" == _stdlib_pretty(card)

@@ -240,3 +240,50 @@ class FidelityReport(Base):
 
 
 FATES = ("kept", "translated", "stashed", "approximated", "lost")
+
+
+class Run(Base):
+    """A distributed ``interop migrate --broker`` run: what was asked, and how much there is to do.
+
+    Workers read the run's settings from here (the task messages carry only
+    file paths); progress is the sum of the run's committed batches.
+    """
+
+    __tablename__ = "runs"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    sources: Mapped[str] = mapped_column(Text)
+    """JSON list of the source paths given on the command line."""
+    targets: Mapped[str] = mapped_column(Text)
+    """Comma-separated target formats."""
+    out_dir: Mapped[str] = mapped_column(Text)
+    data_dir: Mapped[str] = mapped_column(Text)
+    pretty: Mapped[bool] = mapped_column(Boolean)
+    total_files: Mapped[int] = mapped_column(Integer)
+    batch_count: Mapped[int] = mapped_column(Integer)
+    batch_size: Mapped[int] = mapped_column(Integer)
+    files: Mapped[str] = mapped_column(Text)
+    """JSON list of the files' absolute paths in batch order: batch ``k`` is items
+    ``k * batch_size`` to ``(k + 1) * batch_size``, so a batch the broker lost can be sent again."""
+    ignored: Mapped[int] = mapped_column(Integer)
+    """Files the folder walk left out (documentation, tooling): counted in the summary, never sent."""
+
+
+class RunBatch(Base):
+    """One committed batch of a run, written in the same transaction as its files' catalog rows.
+
+    The primary key makes a batch count once however often the broker
+    delivers it; ``outcomes`` holds what the summary needs of each file.
+    """
+
+    __tablename__ = "run_batches"
+
+    run_id: Mapped[str] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
+    batch_no: Mapped[int] = mapped_column(Integer, primary_key=True)
+    files: Mapped[int] = mapped_column(Integer)
+    outcomes: Mapped[str] = mapped_column(Text)
+    """JSON list, one compact record per file (``run.file_tally``)."""
+    worker: Mapped[str | None] = mapped_column(String(255))
+    database_ms: Mapped[float] = mapped_column(Float)
+    finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -107,8 +107,6 @@ def _already_done(config: RunConfig, sha256: str) -> bool:
     return True
 
 
-
-
 def write_output(path: Path, data: bytes, *, inputs: tuple[Path, ...] = ()) -> None:
     """Atomic replace (temp file + rename) without one fsync per file.
 

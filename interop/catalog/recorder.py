@@ -1,11 +1,19 @@
-"""Writing one file's outcome into the catalog: one transaction, idempotent, safe under concurrency.
+"""Writing files' outcomes into the catalog: a batch per transaction, idempotent, safe under concurrency.
+
+A batch of files is written with a fixed number of statements whatever its
+size: one multi-row insert per table (``insertmanyvalues``: one ``INSERT ...
+VALUES (...), (...)`` per page of rows), statements built once per dialect.
+On PostgreSQL every statement is a network round trip, so statements per
+file, not rows, were what cost.
 
 Every insert names its natural key and uses ``ON CONFLICT`` (SQLite and
 PostgreSQL both have it): a row that another process, or an earlier killed
 run, already wrote is reused instead of duplicated. A lorebook's entries and a
 card's tags and assets are inserted only by the transaction that created the
 lorebook or card, so they can never be half there: the other writer waits on
-the unique index and then sees the committed row.
+the unique index and then sees the committed row. Rows are inserted in
+natural-key order, so two writers meeting on the same keys take their locks
+in the same order (no deadlock cycle between them).
 """
 
 from __future__ import annotations
@@ -13,72 +21,64 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import sqlite3
 import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, delete, select
+from sqlalchemy import Connection, String, bindparam, delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 from ..errors import CatalogError
 from .database import Catalog
-from .models import (
-    FATES,
-    AssetBlob,
-    Card,
-    CardAsset,
-    CardSource,
-    CardTag,
-    FidelityReport,
-    Lorebook,
-    LorebookEntry,
-    LorebookSource,
-    Migration,
-    SourceFile,
-)
-from .pipeline import FileOutcome
+from .models import FATES, Base, FidelityReport, Migration, SourceFile
+from .pipeline import FileOutcome, TargetOutcome
 from .records import BookRecord, CardRecord
 
 _RETRIES = 5
+BatchHook = Callable[[Connection], None]
+"""Extra work done in a batch's transaction (the distributed runs record their progress there)."""
 
 
-class _Statements:
-    """Every statement the recorder runs, built once per dialect.
+_LINKS = ("card_assets", "card_sources", "lorebook_sources")
+_SOURCE_UPDATE = ("format", "platform", "kind", "status", "error", "warnings")
+_REPORT_UPDATE = (*FATES, "has_losses", "report")
+_KEYED = {"lorebooks": "content_hash", "cards": "content_hash", "assets": "sha256"}
 
-    Building a Core statement costs far more than executing a cached one;
-    prebuilt statements executed with parameter dicts keep the database share
-    of a migration run small.
-    """
 
-    def __init__(self, dialect: str) -> None:
-        insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+class _SqliteStatements:
+    """The recorder's statements for SQLite, built once (building a Core statement costs far more
+    than executing a cached one). Inserts that need ids use RETURNING, which SQLAlchemy sends as
+    multi-row VALUES (``insertmanyvalues``); the rest are ``executemany`` of one prepared statement."""
+
+    def __init__(self) -> None:
+        insert = sqlite.insert
         self.insert_new: dict[str, Any] = {}
-        self.select_id: dict[str, Any] = {}
-        for model, key in ((Lorebook, "content_hash"), (Card, "content_hash"), (AssetBlob, "sha256")):
-            table = model.__table__
-            self.insert_new[table.name] = (
-                insert(table).on_conflict_do_nothing(index_elements=[key]).returning(table.c.id)
+        self.select_ids: dict[str, Any] = {}
+        for name, key in _KEYED.items():
+            table = Base.metadata.tables[name]
+            self.insert_new[name] = (
+                insert(table).on_conflict_do_nothing(index_elements=[key]).returning(table.c.id, table.c[key])
             )
-            self.select_id[table.name] = select(table.c.id).where(table.c[key] == bindparam("key"))
-        self.link = {
-            m.__table__.name: insert(m.__table__).on_conflict_do_nothing()
-            for m in (CardAsset, CardSource, LorebookSource)
-        }
-        self.entries = LorebookEntry.__table__.insert()
-        self.tags = CardTag.__table__.insert()
+            self.select_ids[name] = select(table.c.id, table.c[key]).where(
+                table.c[key].in_(bindparam("keys", expanding=True))
+            )
+        self.insert = {name: Base.metadata.tables[name].insert() for name in ("lorebook_entries", "card_tags")}
+        self.link = {name: insert(Base.metadata.tables[name]).on_conflict_do_nothing() for name in _LINKS}
 
         source = SourceFile.__table__
         stmt = insert(source)
-        # A file that failed before may read now (a newer adapter): the latest attempt wins.
-        # A file already imported is never downgraded to failed by a flaky later attempt.
         self.source = stmt.on_conflict_do_update(
             index_elements=["sha256"],
-            set_={k: stmt.excluded[k] for k in ("format", "platform", "kind", "status", "error", "warnings")},
+            set_={k: stmt.excluded[k] for k in _SOURCE_UPDATE},
             where=source.c.status != "imported",
-        ).returning(source.c.id)
-        self.source_id = select(source.c.id).where(source.c.sha256 == bindparam("key"))
-
+        ).returning(source.c.id, source.c.sha256)
+        self.select_ids["source_files"] = select(source.c.id, source.c.sha256).where(
+            source.c.sha256.in_(bindparam("keys", expanding=True))
+        )
         migration = Migration.__table__
         stmt = insert(migration)
         self.migration = stmt.on_conflict_do_update(
@@ -86,142 +86,369 @@ class _Statements:
             set_={
                 c.name: stmt.excluded[c.name] for c in migration.c if c.name not in ("id", "source_file_id", "target")
             },
-        ).returning(migration.c.id, sort_by_parameter_order=True)
-
+        ).returning(migration.c.id, migration.c.source_file_id, migration.c.target)
         report = FidelityReport.__table__
         stmt = insert(report)
         self.report = stmt.on_conflict_do_update(
-            index_elements=["migration_id"],
-            set_={k: stmt.excluded[k] for k in (*FATES, "has_losses", "report")},
+            index_elements=["migration_id"], set_={k: stmt.excluded[k] for k in _REPORT_UPDATE}
         )
         self.drop_reports = delete(report).where(report.c.migration_id.in_(bindparam("ids", expanding=True)))
 
 
+class _SqliteOps:
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self.st = _sqlite_statements()
+
+    def upsert_sources(self, rows: list[dict[str, Any]]) -> list[tuple[int, str]]:
+        return [tuple(r) for r in self.conn.execute(self.st.source, rows)]
+
+    def insert_new(self, table: str, rows: list[dict[str, Any]]) -> list[tuple[int, str]]:
+        return [tuple(r) for r in self.conn.execute(self.st.insert_new[table], rows)]
+
+    def select_ids(self, table: str, keys: list[str]) -> list[tuple[int, str]]:
+        return [tuple(r) for r in self.conn.execute(self.st.select_ids[table], {"keys": keys})]
+
+    def _executemany(self, name: str, rows: list[dict[str, Any]]) -> None:
+        """The bulk tables (entries, tags, links, reports) through the driver's ``executemany``:
+        one prepared statement, rows bound in C; SQLAlchemy's per-row parameter processing
+        cost as much as SQLite's own work on them."""
+        sql, cols = _sqlite_bulk_sql()[name]
+        dbapi = self.conn.connection.driver_connection
+        try:
+            dbapi.executemany(sql, [tuple(r[c] for c in cols) for r in rows])
+        except sqlite3.Error as exc:
+            raise DBAPIError.instance(sql, None, exc, sqlite3.Error) from exc
+
+    def insert(self, table: str, rows: list[dict[str, Any]]) -> None:
+        self._executemany(table, rows)
+
+    def insert_ignore(self, table: str, rows: list[dict[str, Any]]) -> None:
+        self._executemany(table, rows)
+
+    def upsert_migrations(self, rows: list[dict[str, Any]]) -> list[tuple[int, int, str]]:
+        return [tuple(r) for r in self.conn.execute(self.st.migration, rows)]
+
+    def upsert_reports(self, rows: list[dict[str, Any]]) -> None:
+        self._executemany("fidelity_reports", rows)
+
+    def drop_reports(self, ids: list[int]) -> None:
+        self.conn.execute(self.st.drop_reports, {"ids": ids})
+
+
 @functools.cache
-def _statements(dialect: str) -> _Statements:
-    return _Statements(dialect)
+def _sqlite_statements() -> _SqliteStatements:
+    return _SqliteStatements()
 
 
-def _upsert_id(conn: Connection, model: Any, key: str, values: dict[str, Any]) -> tuple[int, bool]:
-    """Insert unless the natural key exists; returns (id, inserted)."""
-    st = _statements(conn.dialect.name)
-    name = model.__tablename__
-    new_id = conn.execute(st.insert_new[name], values).scalar()
-    if new_id is not None:
-        return new_id, True
-    return conn.execute(st.select_id[name], {"key": values[key]}).scalar_one(), False
+@functools.cache
+def _sqlite_bulk_sql() -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Plain SQL for the tables written with the driver's ``executemany``: (statement, columns)."""
+
+    def insert(name: str, tail: str = "") -> tuple[str, tuple[str, ...]]:
+        cols = tuple(c.name for c in Base.metadata.tables[name].c if c.name != "id")
+        marks = ", ".join("?" * len(cols))
+        return f"INSERT INTO {name} ({', '.join(cols)}) VALUES ({marks}){tail}", cols
+
+    sql = {name: insert(name) for name in ("lorebook_entries", "card_tags")}
+    sql.update({name: insert(name, " ON CONFLICT DO NOTHING") for name in _LINKS})
+    sets = ", ".join(f"{c} = excluded.{c}" for c in _REPORT_UPDATE)
+    sql["fidelity_reports"] = insert("fidelity_reports", f" ON CONFLICT (migration_id) DO UPDATE SET {sets}")
+    return sql
 
 
-def _link(conn: Connection, model: Any, values: dict[str, Any]) -> None:
-    conn.execute(_statements(conn.dialect.name).link[model.__tablename__], values)
+class _PgStatements:
+    """The recorder's SQL for PostgreSQL: one statement per table and batch, whatever the row count.
+
+    ``INSERT ... SELECT * FROM unnest(%s::type[], ...)`` takes one array per
+    column, so the statement text never changes: psycopg parses it once and
+    prepares it on the server after a few executions, and a batch of any
+    size is one round trip per table. (Multi-row VALUES would send a new,
+    longer text each time, which psycopg re-parses placeholder by placeholder:
+    that cost more than the inserts.) Strings are cast to ``text[]``, not to
+    the column's ``varchar(n)``: an explicit cast truncates silently, an
+    assignment refuses an over-long value.
+    """
+
+    def __init__(self) -> None:
+        pg = postgresql.dialect()
+
+        def array_type(column: Any) -> str:
+            if isinstance(column.type, String):
+                return "text[]"
+            return column.type.compile(dialect=pg).lower() + "[]"
+
+        def insert(name: str) -> tuple[str, tuple[str, ...]]:
+            table = Base.metadata.tables[name]
+            cols = tuple(c.name for c in table.c if c.name != "id")  # ids come from the sequences
+            casts = ", ".join(f"%b::{array_type(table.c[c])}" for c in cols)
+            return f"INSERT INTO {name} ({', '.join(cols)}) SELECT * FROM unnest({casts})", cols
+
+        self.sql: dict[str, tuple[str, tuple[str, ...]]] = {}
+        for name, key in _KEYED.items():
+            sql, cols = insert(name)
+            self.sql[f"new:{name}"] = (f"{sql} ON CONFLICT ({key}) DO NOTHING RETURNING id, {key}", cols)
+            self.sql[f"ids:{name}"] = (f"SELECT id, {key} FROM {name} WHERE {key} = ANY(%b::text[])", ())
+        self.sql["ids:source_files"] = ("SELECT id, sha256 FROM source_files WHERE sha256 = ANY(%b::text[])", ())
+        for name in ("lorebook_entries", "card_tags"):
+            self.sql[f"insert:{name}"] = insert(name)
+        for name in _LINKS:
+            sql, cols = insert(name)
+            self.sql[f"ignore:{name}"] = (f"{sql} ON CONFLICT DO NOTHING", cols)
+        sql, cols = insert("source_files")
+        sets = ", ".join(f"{c} = EXCLUDED.{c}" for c in _SOURCE_UPDATE)
+        self.sql["source_files"] = (
+            f"{sql} ON CONFLICT (sha256) DO UPDATE SET {sets} WHERE source_files.status <> 'imported' "
+            "RETURNING id, sha256",
+            cols,
+        )
+        sql, cols = insert("migrations")
+        sets = ", ".join(f"{c} = EXCLUDED.{c}" for c in cols if c not in ("source_file_id", "target"))
+        self.sql["migrations"] = (
+            f"{sql} ON CONFLICT (source_file_id, target) DO UPDATE SET {sets} RETURNING id, source_file_id, target",
+            cols,
+        )
+        sql, cols = insert("fidelity_reports")
+        sets = ", ".join(f"{c} = EXCLUDED.{c}" for c in _REPORT_UPDATE)
+        self.sql["fidelity_reports"] = (f"{sql} ON CONFLICT (migration_id) DO UPDATE SET {sets}", cols)
 
 
-def _book(conn: Connection, book: BookRecord) -> int:
-    book_id, inserted = _upsert_id(
-        conn,
-        Lorebook,
-        "content_hash",
+@functools.cache
+def _pg_statements() -> _PgStatements:
+    return _PgStatements()
+
+
+class _PgOps:
+    def __init__(self, conn: Connection) -> None:
+        import psycopg  # only PostgreSQL catalogs pay for importing the driver
+
+        self.error = psycopg.Error
+        # The driver's own cursor, inside the SQLAlchemy connection's transaction.
+        self.cursor = conn.connection.driver_connection.cursor()
+        self.sql = _pg_statements().sql
+
+    def _execute(self, sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
+        try:
+            self.cursor.execute(sql, params)
+            return self.cursor.fetchall() if self.cursor.description is not None else []
+        except self.error as exc:
+            # Seen by the callers as SQLAlchemy's own errors (deadlocks retried, refused values isolated).
+            raise DBAPIError.instance(sql, None, exc, self.error) from exc
+
+    def _run(self, name: str, rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+        sql, cols = self.sql[name]
+        return self._execute(sql, [[r[c] for r in rows] for c in cols])
+
+    def upsert_sources(self, rows: list[dict[str, Any]]) -> list[tuple[int, str]]:
+        return self._run("source_files", rows)
+
+    def insert_new(self, table: str, rows: list[dict[str, Any]]) -> list[tuple[int, str]]:
+        return self._run(f"new:{table}", rows)
+
+    def select_ids(self, table: str, keys: list[str]) -> list[tuple[int, str]]:
+        return self._execute(self.sql[f"ids:{table}"][0], [keys])
+
+    def insert(self, table: str, rows: list[dict[str, Any]]) -> None:
+        self._run(f"insert:{table}", rows)
+
+    def insert_ignore(self, table: str, rows: list[dict[str, Any]]) -> None:
+        self._run(f"ignore:{table}", rows)
+
+    def upsert_migrations(self, rows: list[dict[str, Any]]) -> list[tuple[int, int, str]]:
+        return self._run("migrations", rows)
+
+    def upsert_reports(self, rows: list[dict[str, Any]]) -> None:
+        self._run("fidelity_reports", rows)
+
+    def drop_reports(self, ids: list[int]) -> None:
+        self._execute("DELETE FROM fidelity_reports WHERE migration_id = ANY(%b::integer[])", [ids])
+
+
+def _ops(conn: Connection) -> _SqliteOps | _PgOps:
+    return _PgOps(conn) if conn.dialect.name == "postgresql" else _SqliteOps(conn)
+
+
+def _ids(ops: _SqliteOps | _PgOps, table: str, rows: list[dict[str, Any]]) -> tuple[dict[str, int], set[str]]:
+    """Insert the rows whose natural key is new; returns (key -> id for every row, keys inserted here)."""
+    key = _KEYED[table]
+    ids: dict[str, int] = {}
+    if not rows:
+        return ids, set()
+    rows.sort(key=lambda r: r[key])
+    ids.update((value, row_id) for row_id, value in ops.insert_new(table, rows))
+    inserted = set(ids)
+    missing = [r[key] for r in rows if r[key] not in ids]
+    if missing:
+        ids.update((value, row_id) for row_id, value in ops.select_ids(table, missing))
+    return ids, inserted
+
+
+def _source_rows(outcomes: Iterable[FileOutcome], now: datetime) -> list[dict[str, Any]]:
+    return [
         {
-            "content_hash": book.content_hash,
-            "name": book.name,
-            "entry_count": len(book.entries),
-            "canonical": book.canonical,
-            "created_at": datetime.now(UTC),
-        },
-    )
-    if inserted and book.entries:
-        conn.execute(_statements(conn.dialect.name).entries, [{"lorebook_id": book_id, **e} for e in book.entries])
-    return book_id
-
-
-def _card(conn: Connection, card: CardRecord, book_id: int | None) -> int:
-    card_id, inserted = _upsert_id(
-        conn,
-        Card,
-        "content_hash",
-        {
-            "content_hash": card.content_hash,
-            "name": card.name,
-            "creator": card.creator,
-            "spec": card.spec,
-            "spec_version": card.spec_version,
-            "canonical": card.canonical,
-            "lorebook_id": book_id,
-            "created_at": datetime.now(UTC),
-        },
-    )
-    if inserted:
-        if card.tags:
-            conn.execute(_statements(conn.dialect.name).tags, [{"card_id": card_id, "tag": t} for t in card.tags])
-        for asset in card.assets:
-            asset_id, _ = _upsert_id(conn, AssetBlob, "sha256", {"sha256": asset.sha256, "size": asset.size})
-            _link(
-                conn,
-                CardAsset,
-                {
-                    "card_id": card_id,
-                    "role": asset.role,
-                    "uri": asset.uri,
-                    "asset_id": asset_id,
-                    "type": asset.type,
-                    "name": asset.name,
-                    "ext": asset.ext,
-                },
-            )
-    return card_id
-
-
-def _source(conn: Connection, outcome: FileOutcome) -> int:
-    values = {
-        "sha256": outcome.sha256,
-        "path": outcome.path,
-        "size": outcome.size,
-        "format": outcome.format,
-        "platform": outcome.platform,
-        "kind": outcome.kind,
-        "status": outcome.status,
-        "error": outcome.error,
-        "warnings": json.dumps(outcome.warnings, ensure_ascii=False) if outcome.warnings else None,
-        "imported_at": datetime.now(UTC),
-    }
-    st = _statements(conn.dialect.name)
-    source_id = conn.execute(st.source, values).scalar()
-    if source_id is None:
-        source_id = conn.execute(st.source_id, {"key": outcome.sha256}).scalar_one()
-    return source_id
-
-
-def _migrations(
-    conn: Connection, outcome: FileOutcome, source_id: int, card_id: int | None, book_id: int | None
-) -> None:
-    """All targets of the file in one multi-row upsert, then their reports in one more statement
-    (on PostgreSQL every statement is a round trip)."""
-    if not outcome.targets:
-        return
-    st = _statements(conn.dialect.name)
-    now = datetime.now(UTC)
-    rows = [
-        {
-            "source_file_id": source_id,
-            "item_kind": outcome.kind or "card",
-            "card_id": card_id,
-            "lorebook_id": book_id,
-            "target": t.target,
-            "status": t.status,
-            "reason": t.reason,
-            "output_path": t.output_path,
-            "output_sha256": t.output_sha256,
-            "read_ms": outcome.read_ms,
-            "convert_ms": t.convert_ms,
-            "report_ms": t.report_ms,
-            "finished_at": now,
+            "sha256": o.sha256,
+            "path": o.path,
+            "size": o.size,
+            "format": o.format,
+            "platform": o.platform,
+            "kind": o.kind,
+            "status": o.status,
+            "error": o.error,
+            "warnings": json.dumps(o.warnings, ensure_ascii=False) if o.warnings else None,
+            "imported_at": now,
         }
-        for t in outcome.targets
+        for o in outcomes
     ]
-    ids = conn.execute(st.migration, rows).scalars().all()
+
+
+def _book_row(book: BookRecord, now: datetime) -> dict[str, Any]:
+    return {
+        "content_hash": book.content_hash,
+        "name": book.name,
+        "entry_count": len(book.entries),
+        "canonical": book.canonical,
+        "created_at": now,
+    }
+
+
+def _card_row(card: CardRecord, book_id: int | None, now: datetime) -> dict[str, Any]:
+    return {
+        "content_hash": card.content_hash,
+        "name": card.name,
+        "creator": card.creator,
+        "spec": card.spec,
+        "spec_version": card.spec_version,
+        "canonical": card.canonical,
+        "lorebook_id": book_id,
+        "created_at": now,
+    }
+
+
+def _unique_by_sha(outcomes: Iterable[FileOutcome]) -> list[FileOutcome]:
+    """One outcome per content (the same bytes found twice are one source file); an import beats a failure."""
+    chosen: dict[str, FileOutcome] = {}
+    for o in outcomes:
+        if o.sha256 is None or o.status not in ("imported", "failed"):
+            continue
+        prev = chosen.get(o.sha256)
+        if prev is None or (prev.status != "imported" and o.status == "imported"):
+            chosen[o.sha256] = o
+    return sorted(chosen.values(), key=lambda o: o.sha256 or "")
+
+
+def write_batch(conn: Connection, outcomes: Iterable[FileOutcome]) -> None:
+    """Record every file of ``outcomes`` inside the caller's transaction, a fixed number of statements in all."""
+    files = _unique_by_sha(outcomes)
+    if not files:
+        return
+    ops = _ops(conn)
+    now = datetime.now(UTC)
+
+    # source files
+    source_ids = {sha: row_id for row_id, sha in ops.upsert_sources(_source_rows(files, now))}
+    missing = [o.sha256 or "" for o in files if o.sha256 not in source_ids]
+    if missing:
+        source_ids.update((sha, row_id) for row_id, sha in ops.select_ids("source_files", missing))
+    imported = [o for o in files if o.status == "imported" and o.item is not None]
+
+    # lorebooks (standalone and embedded), then the entries of those created here
+    books: dict[str, BookRecord] = {}
+    for o in imported:
+        book = o.item.any_book if o.item else None
+        if book is not None:
+            books.setdefault(book.content_hash, book)
+    book_ids, new_books = _ids(ops, "lorebooks", [_book_row(b, now) for b in books.values()])
+    entry_rows = [{"lorebook_id": book_ids[h], **e} for h in sorted(new_books) for e in books[h].entries]
+    if entry_rows:
+        ops.insert("lorebook_entries", entry_rows)
+
+    # cards, then the tags and assets of those created here
+    cards: dict[str, CardRecord] = {}
+    for o in imported:
+        if o.item is not None and o.item.card is not None:
+            cards.setdefault(o.item.card.content_hash, o.item.card)
+    card_ids, new_cards = _ids(
+        ops, "cards", [_card_row(c, book_ids[c.book.content_hash] if c.book else None, now) for c in cards.values()]
+    )
+    created = [cards[h] for h in sorted(new_cards)]
+    tag_rows = [{"card_id": card_ids[c.content_hash], "tag": t} for c in created for t in c.tags]
+    if tag_rows:
+        ops.insert("card_tags", tag_rows)
+    blobs = {a.sha256: {"sha256": a.sha256, "size": a.size} for c in created for a in c.assets}
+    blob_ids, _ = _ids(ops, "assets", list(blobs.values()))
+    asset_rows = {
+        (card_ids[c.content_hash], a.role, a.uri): {
+            "card_id": card_ids[c.content_hash],
+            "role": a.role,
+            "uri": a.uri,
+            "asset_id": blob_ids[a.sha256],
+            "type": a.type,
+            "name": a.name,
+            "ext": a.ext,
+        }
+        for c in created
+        for a in c.assets
+    }
+    if asset_rows:
+        ops.insert_ignore("card_assets", [asset_rows[k] for k in sorted(asset_rows)])
+
+    # provenance links and migrations
+    card_links, book_links, migrations = [], [], []
+    for o in imported:
+        item = o.item
+        assert item is not None
+        source_id = source_ids[o.sha256 or ""]
+        card_id = card_ids[item.card.content_hash] if item.card is not None else None
+        book = item.any_book
+        book_id = book_ids[book.content_hash] if book is not None else None
+        if card_id is not None:
+            card_links.append({"source_file_id": source_id, "card_id": card_id})
+        if book_id is not None:
+            role = "embedded" if item.card is not None else "standalone"
+            book_links.append({"source_file_id": source_id, "lorebook_id": book_id, "role": role})
+        migrations.extend(_migration_rows(o, source_id, card_id, book_id, now))
+    if book_links:
+        ops.insert_ignore("lorebook_sources", sorted(book_links, key=lambda r: (r["source_file_id"], r["lorebook_id"])))
+    if card_links:
+        ops.insert_ignore("card_sources", sorted(card_links, key=lambda r: (r["source_file_id"], r["card_id"])))
+    if migrations:
+        _migrations(ops, migrations)
+
+
+def _migration_rows(
+    o: FileOutcome, source_id: int, card_id: int | None, book_id: int | None, now: datetime
+) -> list[tuple[dict[str, Any], TargetOutcome]]:
+    return [
+        (
+            {
+                "source_file_id": source_id,
+                "item_kind": o.kind or "card",
+                "card_id": card_id,
+                "lorebook_id": book_id,
+                "target": t.target,
+                "status": t.status,
+                "reason": t.reason,
+                "output_path": t.output_path,
+                "output_sha256": t.output_sha256,
+                "read_ms": o.read_ms,
+                "convert_ms": t.convert_ms,
+                "report_ms": t.report_ms,
+                "finished_at": now,
+            },
+            t,
+        )
+        for t in o.targets
+    ]
+
+
+def _migrations(ops: _SqliteOps | _PgOps, migrations: list[tuple[dict[str, Any], TargetOutcome]]) -> None:
+    """Every target of every file in one multi-row upsert, their reports in one more statement."""
+    migrations.sort(key=lambda m: (m[0]["source_file_id"], m[0]["target"]))
+    ids = {(src, target): mid for mid, src, target in ops.upsert_migrations([row for row, _ in migrations])}
     reports = []
     without = []
-    for t, migration_id in zip(outcome.targets, ids, strict=True):
+    for row, t in migrations:
+        migration_id = ids[(row["source_file_id"], row["target"])]
         if t.counts is None or t.report_json is None:
             without.append(migration_id)
             continue
@@ -234,58 +461,9 @@ def _migrations(
             }
         )
     if reports:
-        conn.execute(st.report, reports)
+        ops.upsert_reports(reports)
     if without:
-        conn.execute(st.drop_reports, {"ids": without})
-
-
-def _record(conn: Connection, outcome: FileOutcome) -> None:
-    source_id = _source(conn, outcome)
-    if outcome.status != "imported" or outcome.item is None:
-        return
-    item = outcome.item
-    card_id: int | None = None
-    book_id: int | None = None
-    if item.card is not None:
-        if item.card.book is not None:
-            book_id = _book(conn, item.card.book)
-            _link(conn, LorebookSource, {"source_file_id": source_id, "lorebook_id": book_id, "role": "embedded"})
-        card_id = _card(conn, item.card, book_id)
-        _link(conn, CardSource, {"source_file_id": source_id, "card_id": card_id})
-    elif item.book is not None:
-        book_id = _book(conn, item.book)
-        _link(conn, LorebookSource, {"source_file_id": source_id, "lorebook_id": book_id, "role": "standalone"})
-    _migrations(conn, outcome, source_id, card_id, book_id)
-
-
-def record_outcome(catalog: Catalog, outcome: FileOutcome) -> None:
-    """Record one file in one transaction. Conflicts with a concurrent writer are retried.
-
-    If the database refuses the data itself (a value it cannot store), the file is
-    recorded as failed with that reason instead: one bad file never stops a run.
-    """
-    if outcome.sha256 is None or outcome.status not in ("imported", "failed"):
-        return
-    for attempt in range(_RETRIES):
-        try:
-            with catalog.engine.begin() as conn:
-                _record(conn, outcome)
-            return
-        except (IntegrityError, OperationalError) as exc:
-            # IntegrityError: a concurrent transaction won a race ON CONFLICT could not
-            # absorb; OperationalError: a deadlock or a lock timeout. Both leave nothing
-            # behind (rolled back), so retrying is safe.
-            if attempt == _RETRIES - 1:
-                raise CatalogError(f"cannot record {outcome.path}: {_first_line(exc)}") from None
-            time.sleep(0.05 * (attempt + 1))
-        except DBAPIError as exc:
-            if outcome.status == "failed":
-                raise CatalogError(f"cannot record {outcome.path}: {_first_line(exc)}") from None
-            # Keep only what identifies the file; whatever the database refused goes.
-            outcome.status = "failed"
-            outcome.error = f"the catalog cannot store this file: {_first_line(exc)}"
-            outcome.item, outcome.targets, outcome.warnings = None, [], []
-            outcome.format = outcome.platform = outcome.kind = None
+        ops.drop_reports(without)
 
 
 def _first_line(exc: DBAPIError) -> str:
@@ -293,70 +471,234 @@ def _first_line(exc: DBAPIError) -> str:
     return text.splitlines()[0] if text else type(exc.orig).__name__
 
 
-class BatchRecorder:
-    """Records outcomes several files per commit; falls back to one transaction per file on any error.
+def _in_transaction(catalog: Catalog, work: Callable[[Connection], None]) -> None:
+    """Run ``work`` in one transaction; conflicts with a concurrent writer are retried.
 
-    A commit per file costs more than everything else the database does for
-    that file (on SQLite: the WAL write). Grouping the files of a short span
-    (``max_files`` or ``max_seconds``) into one transaction keeps every file
-    all-or-nothing (a killed run loses the uncommitted batch as a whole and
-    redoes those files when started again) while cutting that cost. When
-    anything goes wrong inside a batch (a deadlock with another process, a value
-    the database refuses), the batch is rolled back and replayed file by file
-    with ``record_outcome``, so one bad file still only fails itself.
+    IntegrityError: a concurrent transaction won a race ON CONFLICT could not
+    absorb; OperationalError: a deadlock or a lock timeout. Both leave nothing
+    behind (rolled back), so retrying is safe. Other database errors propagate.
+    """
+    for attempt in range(_RETRIES):
+        try:
+            with catalog.engine.begin() as conn:
+                work(conn)
+            return
+        except (IntegrityError, OperationalError) as exc:
+            if attempt == _RETRIES - 1:
+                raise CatalogError(f"cannot write to the catalog: {_first_line(exc)}") from None
+            time.sleep(0.05 * (attempt + 1))
+
+
+def record_outcome(catalog: Catalog, outcome: FileOutcome) -> None:
+    """Record one file in one transaction.
+
+    If the database refuses the data itself (a value it cannot store), the file is
+    recorded as failed with that reason instead: one bad file never stops a run.
+    """
+    if outcome.sha256 is None or outcome.status not in ("imported", "failed"):
+        return
+    try:
+        _in_transaction(catalog, lambda conn: write_batch(conn, [outcome]))
+        return
+    except CatalogError as exc:
+        raise CatalogError(f"cannot record {outcome.path}: {exc.reason}") from None
+    except DBAPIError as exc:
+        if outcome.status == "failed":
+            raise CatalogError(f"cannot record {outcome.path}: {_first_line(exc)}") from None
+        # Keep only what identifies the file; whatever the database refused goes.
+        outcome.status = "failed"
+        outcome.error = f"the catalog cannot store this file: {_first_line(exc)}"
+        outcome.item, outcome.targets, outcome.warnings = None, [], []
+        outcome.format = outcome.platform = outcome.kind = None
+    record_outcome(catalog, outcome)
+
+
+def record_batch(catalog: Catalog, outcomes: list[FileOutcome], hook: BatchHook | None = None) -> None:
+    """Record ``outcomes`` (and run ``hook``) in one transaction, all or nothing.
+
+    If the database refuses a value, the batch is rolled back and replayed one
+    transaction per file (``record_outcome``), so a bad file only fails itself;
+    ``hook`` then runs in one last transaction of its own.
     """
 
-    def __init__(self, catalog: Catalog, *, max_files: int = 64, max_seconds: float = 0.5) -> None:
+    def work(conn: Connection) -> None:
+        write_batch(conn, outcomes)
+        if hook is not None:
+            hook(conn)
+
+    try:
+        _in_transaction(catalog, work)
+    except DBAPIError:
+        for outcome in outcomes:
+            record_outcome(catalog, outcome)
+        if hook is not None:
+            _in_transaction(catalog, hook)
+
+
+class BatchRecorder:
+    """Records outcomes several files per transaction, bounded by count and time, in a writer thread.
+
+    A commit per file, and statements per file, cost more than everything else
+    the database does for that file. Files accumulate until ``max_files`` or
+    ``max_seconds`` and are written together (``record_batch``): every file
+    stays all-or-nothing, a killed run loses the uncommitted batches as a whole
+    and redoes those files when started again.
+
+    A full batch is handed to one writer thread and the caller goes on with the
+    next files: the drivers release the GIL while the database works (the
+    PostgreSQL server on another core, SQLite's C code), so writing overlaps
+    reading and converting. At most one batch is in flight; ``flush`` waits
+    until everything handed over is committed. ``waited_ms`` is the time the
+    caller spent blocked on the database; ``busy_ms`` the writer's wall time
+    (server work and waits for the GIL included), ``cpu_ms`` the CPU it used
+    in this process (the share of the run's core the catalog takes).
+    """
+
+    def __init__(
+        self, catalog: Catalog, *, max_files: int = 100, max_seconds: float = 0.5, background: bool = True
+    ) -> None:
         self.catalog = catalog
         self.max_files = max_files
         self.max_seconds = max_seconds
-        self._conn: Connection | None = None
         self._pending: list[FileOutcome] = []
         self._started = 0.0
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="catalog-writer") if background else None
+        self._in_flight: Future[None] | None = None
+        self.waited_ms = 0.0
+        self.busy_ms = 0.0
+        self.cpu_ms = 0.0
 
     def add(self, outcome: FileOutcome) -> None:
         if outcome.sha256 is None or outcome.status not in ("imported", "failed"):
             return
-        if self._conn is None:
-            self._conn = self.catalog.engine.connect()
-            self._conn.begin()
+        if not self._pending:
             self._started = time.monotonic()
-        try:
-            _record(self._conn, outcome)
-        except DBAPIError:
-            self._replay([*self._pending, outcome])
-            return
         self._pending.append(outcome)
         if len(self._pending) >= self.max_files or time.monotonic() - self._started >= self.max_seconds:
-            self.flush()
+            self._hand_over()
 
     def flush(self) -> None:
-        if self._conn is None:
-            return
-        try:
-            self._conn.commit()
-        except DBAPIError:
-            self._replay(self._pending)
-            return
-        self._close()
+        """Write everything added so far; returns once it is committed."""
+        self._hand_over()
+        self._wait()
 
-    def _replay(self, outcomes: list[FileOutcome]) -> None:
-        if self._conn is not None:
-            with contextlib.suppress(DBAPIError):
-                self._conn.rollback()
-        self._close()
-        for outcome in outcomes:
-            record_outcome(self.catalog, outcome)
+    def _write(self, batch: list[FileOutcome]) -> None:
+        start, cpu = time.perf_counter(), time.thread_time()
+        try:
+            record_batch(self.catalog, batch)
+        finally:
+            self.busy_ms += (time.perf_counter() - start) * 1000.0
+            self.cpu_ms += (time.thread_time() - cpu) * 1000.0
+
+    def _hand_over(self) -> None:
+        batch, self._pending = self._pending, []
+        if not batch:
+            return
+        self._wait()  # one batch in flight: memory stays bounded and errors surface early
+        if self._pool is None:
+            start = time.perf_counter()
+            self._write(batch)
+            self.waited_ms += (time.perf_counter() - start) * 1000.0
+        else:
+            self._in_flight = self._pool.submit(self._write, batch)
+
+    def _wait(self) -> None:
+        future, self._in_flight = self._in_flight, None
+        if future is not None:
+            start = time.perf_counter()
+            try:
+                future.result()
+            finally:
+                self.waited_ms += (time.perf_counter() - start) * 1000.0
 
     def close(self) -> None:
-        """Drop an uncommitted batch (after an error: those files are redone by the next run)."""
-        if self._conn is not None:
-            with contextlib.suppress(DBAPIError):
-                self._conn.rollback()
+        """Drop what was not handed over (after an error: those files are redone by the next run);
+        a batch already being written is let finish."""
+        self._pending = []
+        with contextlib.suppress(Exception):
+            self._wait()
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+
+
+class StreamedBatch:
+    """One batch, one transaction, written while its files are still being processed.
+
+    For a distributed worker, whose task must not return (be acknowledged)
+    before its batch commits: every ``part_files`` outcomes are written by a
+    writer thread into the batch's open transaction while the next files are
+    read and converted, and ``commit`` adds the hook's rows and commits, so
+    only the last part and the commit are waited for. Everything runs on the
+    writer thread (a driver connection stays on one thread). If anything fails,
+    the transaction is rolled back and the whole batch goes through
+    ``record_batch`` (retries, a refused file failing alone): all or nothing
+    either way.
+    """
+
+    def __init__(self, catalog: Catalog, *, part_files: int = 10) -> None:
+        self.catalog = catalog
+        self.part_files = part_files
+        self.outcomes: list[FileOutcome] = []
+        self._part: list[FileOutcome] = []
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="catalog-writer")
+        self._conn: Connection | None = None
+        self._failed = False
+
+    def add(self, outcome: FileOutcome) -> None:
+        self.outcomes.append(outcome)
+        self._part.append(outcome)
+        if len(self._part) >= self.part_files:
+            self._send()
+
+    def commit(self, hook: BatchHook | None = None) -> None:
+        """Write the rest, run ``hook`` and commit; returns once the batch is committed."""
+        self._send()
+        committed = self._pool.submit(self._commit, hook).result()
+        self._pool.shutdown(wait=True)
+        if not committed:
+            record_batch(self.catalog, self.outcomes, hook)
+
+    def abort(self) -> None:
+        """Roll back whatever was written (the batch is redone whole by its redelivery)."""
+        self._pool.submit(self._close).result()
+        self._pool.shutdown(wait=True)
+
+    def _send(self) -> None:
+        part, self._part = self._part, []
+        if part:
+            self._pool.submit(self._write, part)
+
+    def _write(self, part: list[FileOutcome]) -> None:
+        if self._failed:
+            return
+        try:
+            if self._conn is None:
+                self._conn = self.catalog.engine.connect()
+                self._conn.begin()
+            write_batch(self._conn, part)
+        except DBAPIError:
+            self._failed = True
+            self._close()
+
+    def _commit(self, hook: BatchHook | None) -> bool:
+        if self._conn is None and not self._failed:
+            self._write([])
+        if self._failed or self._conn is None:
+            self._close()
+            return False
+        try:
+            if hook is not None:
+                hook(self._conn)
+            self._conn.commit()
+        except DBAPIError:
+            self._close()
+            return False
         self._close()
+        return True
 
     def _close(self) -> None:
         if self._conn is not None:
+            with contextlib.suppress(DBAPIError):
+                self._conn.rollback()
             self._conn.close()
         self._conn = None
-        self._pending = []

@@ -30,8 +30,11 @@ from .pipeline import FileOutcome, RunConfig, init_worker, process_file, process
 from .recorder import BatchRecorder
 
 
-def load_done(catalog: Catalog, targets: Iterable[str]) -> dict[str, dict[str, tuple[str, str] | None]]:
-    """sha256 -> {target: (output path, sha256)} for every finished (done or skipped) migration of the targets."""
+def load_done(
+    catalog: Catalog, targets: Iterable[str], *, shas: list[str] | None = None
+) -> dict[str, dict[str, tuple[str, str] | None]]:
+    """sha256 -> {target: (output path, sha256)} for every finished (done or skipped) migration of the targets
+    (of the files ``shas`` only, when given: a distributed worker asks per batch)."""
     done: dict[str, dict[str, tuple[str, str] | None]] = {}
     stmt = (
         select(SourceFile.sha256, Migration.target, Migration.status, Migration.output_path, Migration.output_sha256)
@@ -39,10 +42,41 @@ def load_done(catalog: Catalog, targets: Iterable[str]) -> dict[str, dict[str, t
         .where(SourceFile.status == "imported", Migration.target.in_(list(targets)))
         .where(Migration.status.in_(("done", "skipped")))
     )
+    if shas is not None:
+        if not shas:
+            return done
+        stmt = stmt.where(SourceFile.sha256.in_(shas))
     with catalog.engine.connect() as conn:
         for sha, target, status, path, out_sha in conn.execute(stmt):
             done.setdefault(sha, {})[target] = (path, out_sha) if status == "done" else None
     return done
+
+
+def file_tally(outcome: FileOutcome) -> dict[str, Any]:
+    """What a run summary needs of one file, as plain JSON-able data."""
+    item = outcome.item
+    kind = None
+    if item is not None:
+        if item.card is not None:
+            kind = "card+book" if item.card.book is not None else "card"
+        elif item.book is not None:
+            kind = "book"
+    book = item.any_book if item is not None else None
+    return {
+        "path": outcome.path,
+        "status": outcome.status,
+        "sha256": outcome.sha256,
+        "error": outcome.error,
+        "format": outcome.format,
+        "read_ms": round(outcome.read_ms, 3),
+        "write_ms": round(outcome.write_ms, 3),
+        "item": kind,
+        "entries": len(book.entries) if book is not None else 0,
+        "targets": [
+            [t.target, t.status, t.reason, t.counts, t.has_losses, t.convert_ms, t.report_ms, t.write_ms]
+            for t in outcome.targets
+        ],
+    }
 
 
 @dataclass
@@ -69,49 +103,57 @@ class RunSummary:
     timings_ms: Counter[str] = field(default_factory=Counter)
     wall_s: float = 0.0
     fidelity: bool = False
+    database_busy_ms: float = 0.0
+    """Wall time of the catalog writer (it overlaps the other phases); ``timings_ms["database"]`` is the wait."""
+    database_cpu_ms: float = 0.0
+    """CPU time the catalog writer used in this process (SQLite's work, or the PostgreSQL client's)."""
 
     def add(self, outcome: FileOutcome, seen: set[str]) -> None:
+        self.add_tally(file_tally(outcome), seen)
+
+    def add_tally(self, tally: dict[str, Any], seen: set[str]) -> None:
+        """Count one file from its ``file_tally`` (distributed runs read these back from the catalog)."""
         self.files["seen"] += 1
-        status = outcome.status
-        if status == "imported" and outcome.sha256 in seen:
+        status = tally["status"]
+        sha256 = tally["sha256"]
+        if status == "imported" and sha256 in seen:
             status = "duplicate"
-        if outcome.sha256 is not None:
-            seen.add(outcome.sha256)
+        if sha256 is not None:
+            seen.add(sha256)
         self.files[status] += 1
         if status == "failed":
-            self.failures.append((outcome.path, outcome.error or "unknown error"))
+            self.failures.append((tally["path"], tally["error"] or "unknown error"))
         if status != "imported":
             return
-        self.formats[outcome.format or "?"] += 1
-        self.timings_ms["read"] += outcome.read_ms
-        self.timings_ms["write"] += outcome.write_ms
-        item = outcome.item
-        if item is not None:
-            if item.card is not None:
-                self.cards += 1
-                if item.card.book is not None:
-                    self.embedded_lorebooks += 1
-            elif item.book is not None:
-                self.lorebooks += 1
-            book = item.any_book
-            self.entries += len(book.entries) if book is not None else 0
-        for t in outcome.targets:
-            tally = self.targets.setdefault(t.target, TargetTally())
-            self.timings_ms["convert"] += t.convert_ms
-            self.timings_ms["report"] += t.report_ms
-            self.timings_ms["write"] += t.write_ms
-            if t.status == "done":
-                tally.written += 1
-            elif t.status == "skipped":
-                tally.skipped += 1
-                tally.skip_reasons[t.reason or "?"] += 1
+        self.formats[tally["format"] or "?"] += 1
+        self.timings_ms["read"] += tally["read_ms"]
+        self.timings_ms["write"] += tally["write_ms"]
+        item = tally["item"]
+        if item == "card":
+            self.cards += 1
+        elif item == "card+book":
+            self.cards += 1
+            self.embedded_lorebooks += 1
+        elif item == "book":
+            self.lorebooks += 1
+        self.entries += tally["entries"]
+        for target, t_status, reason, counts, has_losses, convert_ms, report_ms, write_ms in tally["targets"]:
+            tally_t = self.targets.setdefault(target, TargetTally())
+            self.timings_ms["convert"] += convert_ms
+            self.timings_ms["report"] += report_ms
+            self.timings_ms["write"] += write_ms
+            if t_status == "done":
+                tally_t.written += 1
+            elif t_status == "skipped":
+                tally_t.skipped += 1
+                tally_t.skip_reasons[reason or "?"] += 1
             else:
-                tally.failed += 1
-                self.failures.append((outcome.path, f"{t.target}: {t.reason}"))
-            if t.counts is not None:
+                tally_t.failed += 1
+                self.failures.append((tally["path"], f"{target}: {reason}"))
+            if counts is not None:
                 self.fidelity = True
-                tally.fates.update({f: t.counts.get(f, 0) for f in FATES})
-                tally.with_losses += bool(t.has_losses)
+                tally_t.fates.update({f: counts.get(f, 0) for f in FATES})
+                tally_t.with_losses += bool(has_losses)
 
     @property
     def files_per_s(self) -> float:
@@ -140,6 +182,8 @@ class RunSummary:
             },
             "failures": [{"file": f, "reason": r} for f, r in self.failures],
             "timings_ms": {k: round(v, 1) for k, v in sorted(self.timings_ms.items())},
+            "database_busy_ms": round(self.database_busy_ms, 1),
+            "database_cpu_ms": round(self.database_cpu_ms, 1),
             "wall_s": round(self.wall_s, 3),
             "files_per_s": round(self.files_per_s, 1),
         }
@@ -181,17 +225,17 @@ def migrate(
     recorder = BatchRecorder(catalog)
     try:
         for outcome in _outcomes(config, files, jobs):
-            db_start = time.perf_counter()
             recorder.add(outcome)
-            summary.timings_ms["database"] += (time.perf_counter() - db_start) * 1000.0
             summary.add(outcome, seen)
             if progress is not None:
                 progress(outcome, summary)
-        db_start = time.perf_counter()
         recorder.flush()
-        summary.timings_ms["database"] += (time.perf_counter() - db_start) * 1000.0
     finally:
         recorder.close()
+        # what the run waited for; the writer thread's own time overlaps the other phases
+        summary.timings_ms["database"] += recorder.waited_ms
+        summary.database_busy_ms = recorder.busy_ms
+        summary.database_cpu_ms = recorder.cpu_ms
     os.sync()  # outputs are not fsynced one by one (see pipeline.write_output)
     summary.wall_s = time.perf_counter() - start
     return summary

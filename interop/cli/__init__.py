@@ -73,9 +73,19 @@ def cli(ctx: click.Context, debug: bool, limits: tuple[str, ...]) -> None:
 
 
 def _register() -> None:
-    from . import catalog_cmd, convert_cmd, diff_cmd, inspect_cmd, migrate_cmd, roundtrip_cmd, schema_cmd, validate_cmd
+    from . import (
+        catalog_cmd,
+        convert_cmd,
+        diff_cmd,
+        inspect_cmd,
+        migrate_cmd,
+        roundtrip_cmd,
+        schema_cmd,
+        validate_cmd,
+        worker_cmd,
+    )
 
-    for module in (inspect_cmd, convert_cmd, validate_cmd, schema_cmd, migrate_cmd, catalog_cmd):
+    for module in (inspect_cmd, convert_cmd, validate_cmd, schema_cmd, migrate_cmd, worker_cmd, catalog_cmd):
         cli.add_command(module.command)
     for module in (roundtrip_cmd, diff_cmd):
         cli.add_command(module.command)

@@ -205,3 +205,28 @@ def stats_cmd(db: str | None, as_json: bool) -> None:
         fates = info.get("fates")
         fate_text = " | " + ", ".join(f"{k} {v}" for k, v in fates.items()) if fates else ""
         click.echo(f"  {target:<22}done {info['done']}, skipped {info['skipped']}, failed {info['failed']}{fate_text}")
+
+
+@command.command("runs")
+@db_option
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(1), help="Newest runs shown.")
+@json_option
+def runs_cmd(db: str | None, limit: int, as_json: bool) -> None:
+    """Distributed runs (`interop migrate --broker`), newest first, with their progress."""
+    from ..catalog.distributed import run_statuses
+
+    catalog = open_catalog(db)
+    try:
+        found = run_statuses(catalog, limit=limit)
+    finally:
+        catalog.dispose()
+    if as_json:
+        _echo_json([r.to_json() for r in found])
+        return
+    if not found:
+        click.echo("no distributed runs (interop migrate --broker ...)")
+        return
+    click.echo(f"{'run':<34}{'started (UTC)':<21}{'state':<10}{'files':>15}  targets")
+    for r in found:
+        files = f"{r.done_files}/{r.total_files}"
+        click.echo(f"{r.id:<34}{r.created_at:%Y-%m-%d %H:%M:%S}  {r.state:<10}{files:>15}  {r.targets}")

@@ -6,13 +6,25 @@ import json
 import os
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import click
 
-from ..catalog.database import open_catalog
+from ..catalog.database import Catalog, open_catalog
+from ..catalog.distributed import (
+    DEFAULT_QUEUE,
+    RunStatus,
+    make_app,
+    resend_missing,
+    run_status,
+    run_summary,
+    submit,
+)
 from ..catalog.pipeline import FileOutcome
 from ..catalog.run import RunSummary, migrate
+from ..errors import CatalogError
 from ..formats.registry import get_format, writable_formats
 from . import EXIT_CHECK_FAILED, EXIT_USAGE
 from .common import NOT_CARD_SUFFIXES, db_option, iter_inputs
@@ -96,16 +108,57 @@ def print_summary(summary: RunSummary) -> None:
 
 
 @click.command("migrate")
-@click.argument("sources", nargs=-1, required=True, type=click.Path(exists=True))
-@click.option("--to", "to", required=True, metavar="TARGET[,TARGET]", help="Target format(s), comma-separated.")
-@click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Output folder.")
+@click.argument("sources", nargs=-1, type=click.Path(exists=True))
+@click.option("--to", "to", metavar="TARGET[,TARGET]", help="Target format(s), comma-separated.")
+@click.option("--out", "out", type=click.Path(file_okay=False), help="Output folder.")
 @db_option
 @click.option("--jobs", "-j", default=1, show_default=True, type=click.IntRange(1, 64), help="Worker processes.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("--compact", is_flag=True, help="Write JSON outputs without indentation.")
 @click.option("--strict", is_flag=True, help="Exit 1 if any file or conversion failed.")
+@click.option(
+    "--broker",
+    envvar="INTEROP_BROKER",
+    metavar="URL",
+    help="Enqueue the files for `interop worker`s through this Celery broker (redis://host:6379/N) "
+    "instead of converting them here.",
+)
+@click.option(
+    "--batch-size",
+    default=50,
+    show_default=True,
+    type=click.IntRange(1, 10_000),
+    help="Files per task with --broker.",
+)
+@click.option("--queue", default=DEFAULT_QUEUE, show_default=True, help="Broker queue, with --broker.")
+@click.option("--detach", is_flag=True, help="With --broker: print the run id and return at once.")
+@click.option(
+    "--resend-after",
+    default=900.0,
+    show_default=True,
+    type=click.FloatRange(1),
+    metavar="SECONDS",
+    help="With --broker: when no batch has committed for this long, send the missing batches again "
+    "(a broker that crashed can lose a task in delivery).",
+)
+@click.option("--status", "status_of", metavar="RUN", help="Report on a --broker run (progress and summary).")
+@click.option("--resend", is_flag=True, help="With --status RUN and --broker: send the run's missing batches again.")
 def command(
-    sources: tuple[str, ...], to: str, out: str, db: str | None, jobs: int, as_json: bool, compact: bool, strict: bool
+    sources: tuple[str, ...],
+    to: str | None,
+    out: str | None,
+    db: str | None,
+    jobs: int,
+    as_json: bool,
+    compact: bool,
+    strict: bool,
+    broker: str | None,
+    batch_size: int,
+    queue: str,
+    detach: bool,
+    resend_after: float,
+    status_of: str | None,
+    resend: bool,
 ) -> None:
     """Import every card and lorebook under SOURCES into the catalog and convert each to every TARGET.
 
@@ -115,7 +168,27 @@ def command(
     Outputs are named <title>-<sha256 prefix><ext> under OUT/<target>/. A run
     that is interrupted can simply be started again: finished files are not
     redone and nothing is duplicated.
+
+    With --broker the files are sent in batches to `interop worker` processes
+    (any number, on any machines that see SOURCES and OUT at the same paths and
+    use the same --db); this command shows their progress from the catalog and
+    prints the same summary. --status RUN reports on such a run later.
     """
+    if status_of is not None:
+        if resend:
+            if not broker:
+                raise click.UsageError("--resend needs --broker")
+            _resend(db, broker, queue, status_of)
+        _report_status(db, status_of, as_json, strict)
+        return
+    if resend:
+        raise click.UsageError("--resend goes with --status RUN")
+    if not sources or not to or not out:
+        raise click.UsageError("SOURCES, --to and --out are required (or --status RUN)")
+    if (detach or batch_size != 50 or queue != DEFAULT_QUEUE or resend_after != 900.0) and not broker:
+        raise click.UsageError("--detach, --batch-size, --queue and --resend-after go with --broker")
+    if broker and jobs != 1:
+        raise click.UsageError("--jobs is for runs without --broker: start more `interop worker`s instead")
     targets = parse_targets(to)
     out_dir = Path(out).resolve()
     files = list(iter_inputs(sources))
@@ -127,26 +200,139 @@ def command(
             sys.exit(EXIT_USAGE)
     catalog = open_catalog(db)
     try:
-        with click.progressbar(
-            length=len(files), label="migrating", file=sys.stderr, show_pos=True, item_show_func=lambda s: s
-        ) as bar:
-            started = time.perf_counter()
-
-            def progress(outcome: FileOutcome, summary: RunSummary) -> None:
-                rate = summary.files["seen"] / max(1e-9, time.perf_counter() - started)
-                bar.update(
-                    1,
-                    f"{summary.files['imported']} imported, {summary.files['failed']} failed, {rate:.0f} files/s",
-                )
-
-            summary = migrate(catalog, files, targets, out_dir, jobs=jobs, pretty=not compact, progress=progress)
-        ignored = count_ignored(sources)
-        summary.files["ignored"] += ignored
-        summary.files["seen"] += ignored
+        if broker:
+            app = make_app(broker, db=catalog.url, queue=queue)
+            run_id = _submit(app, catalog, broker, files, sources, targets, out_dir, not compact, batch_size)
+            if detach:
+                click.echo(json.dumps({"run": run_id}) if as_json else run_id)
+                return
+            status, summary = _follow(app, catalog, run_id, resend_after)
+        else:
+            status = None
+            summary = _embedded(catalog, files, targets, out_dir, jobs, compact)
+            ignored = count_ignored(sources)
+            summary.files["ignored"] += ignored
+            summary.files["seen"] += ignored
     finally:
         catalog.dispose()
+    _print(summary, status, as_json, strict)
+
+
+def _embedded(
+    catalog: Catalog, files: list[Path], targets: tuple[str, ...], out_dir: Path, jobs: int, compact: bool
+) -> RunSummary:
+    with click.progressbar(
+        length=len(files), label="migrating", file=sys.stderr, show_pos=True, item_show_func=lambda s: s
+    ) as bar:
+        started = time.perf_counter()
+
+        def progress(outcome: FileOutcome, summary: RunSummary) -> None:
+            rate = summary.files["seen"] / max(1e-9, time.perf_counter() - started)
+            bar.update(
+                1,
+                f"{summary.files['imported']} imported, {summary.files['failed']} failed, {rate:.0f} files/s",
+            )
+
+        return migrate(catalog, files, targets, out_dir, jobs=jobs, pretty=not compact, progress=progress)
+
+
+def _submit(
+    app: Any,
+    catalog: Catalog,
+    broker: str,
+    files: list[Path],
+    sources: tuple[str, ...],
+    targets: tuple[str, ...],
+    out_dir: Path,
+    pretty: bool,
+    batch_size: int,
+) -> str:
+    from kombu.exceptions import OperationalError as BrokerError
+
+    try:
+        return submit(
+            app,
+            catalog,
+            files,
+            sources=sources,
+            targets=targets,
+            out_dir=out_dir,
+            pretty=pretty,
+            batch_size=batch_size,
+            ignored=count_ignored(sources),
+        )
+    except BrokerError as exc:
+        raise CatalogError(f"cannot reach the broker {_safe_broker(broker)}: {exc}") from None
+
+
+def _safe_broker(url: str) -> str:
+    from kombu.utils.url import maybe_sanitize_url
+
+    return str(maybe_sanitize_url(url))
+
+
+def _follow(app: Any, catalog: Catalog, run_id: str, resend_after: float) -> tuple[RunStatus, RunSummary]:
+    """One progress bar over the whole run, read from the catalog (the workers' committed batches)."""
+    status = run_status(catalog, run_id)
+    click.echo(f"run {run_id}: {status.total_files} files queued (interop migrate --status {run_id})", err=True)
+    try:
+        with click.progressbar(
+            length=status.total_files, label="migrating", file=sys.stderr, show_pos=True, item_show_func=lambda s: s
+        ) as bar:
+            shown = 0
+            last_change = time.monotonic()
+            while not status.finished:
+                time.sleep(0.25)
+                before = status.batches
+                status = run_status(catalog, run_id)
+                if status.batches != before:
+                    last_change = time.monotonic()
+                elif time.monotonic() - last_change > resend_after:
+                    sent = resend_missing(app, catalog, run_id)
+                    click.echo(
+                        f"\ninterop: no batch committed for {resend_after:.0f} s: sent {sent} missing batches again",
+                        err=True,
+                    )
+                    last_change = time.monotonic()
+                rate = status.done_files / max((datetime.now(UTC) - status.created_at).total_seconds(), 1e-9)
+                label = f"{status.batches}/{status.batch_count} batches, {rate:.0f} files/s"
+                bar.update(status.done_files - shown, label)
+                shown = status.done_files
+    except KeyboardInterrupt:
+        click.echo(f"interop: stopped following; the workers go on: interop migrate --status {run_id}", err=True)
+        raise SystemExit(130) from None
+    return run_summary(catalog, run_id)
+
+
+def _resend(db: str | None, broker: str, queue: str, run_id: str) -> None:
+    catalog = open_catalog(db, create=False)
+    try:
+        sent = resend_missing(make_app(broker, db=catalog.url, queue=queue), catalog, run_id)
+    finally:
+        catalog.dispose()
+    click.echo(f"run {run_id}: sent {sent} uncommitted batches again", err=True)
+
+
+def _report_status(db: str | None, run_id: str, as_json: bool, strict: bool) -> None:
+    catalog = open_catalog(db, create=False)
+    try:
+        status, summary = run_summary(catalog, run_id)
+    finally:
+        catalog.dispose()
+    if not as_json:
+        click.echo(
+            f"run        {status.id}: {status.state}, {status.done_files} of {status.total_files} files "
+            f"({status.batches}/{status.batch_count} batches), started {status.created_at:%Y-%m-%d %H:%M:%S} UTC"
+        )
+    _print(summary, status, as_json, strict)
+
+
+def _print(summary: RunSummary, status: RunStatus | None, as_json: bool, strict: bool) -> None:
     if as_json:
-        click.echo(json.dumps(summary.to_json(), ensure_ascii=False, indent=2))
+        data = summary.to_json()
+        if status is not None:
+            data["run"] = status.to_json()
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
         print_summary(summary)
     if strict and (summary.files["failed"] or any(t.failed for t in summary.targets.values())):

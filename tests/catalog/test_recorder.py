@@ -45,3 +45,49 @@ def test_an_uncommitted_batch_leaves_nothing_behind(tmp_path: Path, sqlite_url: 
     with catalog.session() as s:
         assert len(s.scalars(select(SourceFile)).all()) == 3
     catalog.dispose()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def any_url(request: pytest.FixtureRequest, sqlite_url: str) -> str:
+    return sqlite_url if request.param == "sqlite" else request.getfixturevalue("pg_url")
+
+
+def test_one_batch_stores_shared_content_once(tmp_path: Path, any_url: str) -> None:
+    """Inside one batch (one statement per table), content that several files carry is one row,
+    its entries and tags are written once, and every file keeps its provenance."""
+    from sqlalchemy import func
+
+    from interop.catalog.models import Card, CardSource, CardTag, Lorebook, LorebookEntry, LorebookSource, Migration
+
+    from .samples import make_card, write_book, write_card
+
+    card = make_card("Mira", book_entries=3, seed=5, tags=("fantasy", "bard"))
+    assert card.data.character_book is not None
+    src = tmp_path / "in"
+    paths = [
+        write_card(src / "mira.json", card),  # a card with its book
+        write_card(src / "mira_compact.json", card, pretty=False),  # same card, other bytes
+        write_book(src / "mira_book.json", card.data.character_book),  # the same book, standalone
+    ]
+    (src / "copy.json").write_bytes(paths[0].read_bytes())  # the same bytes again
+    paths.append(src / "copy.json")
+    catalog = open_catalog(any_url)
+    config = RunConfig(targets=("ccv3", "lorebook_v3"), out_dir=tmp_path / "out", data_dir=catalog.data_dir)
+    recorder = BatchRecorder(catalog, max_files=100, max_seconds=60)
+    for path in paths:
+        recorder.add(process_file(config, path))
+    recorder.flush()
+    recorder.close()
+    with catalog.session() as s:
+
+        def count(model: object) -> int:
+            return s.scalar(select(func.count()).select_from(model)) or 0
+
+        assert count(SourceFile) == 3  # copy.json is mira.json's bytes
+        assert count(Card) == 1 and count(Lorebook) == 1
+        assert count(LorebookEntry) == 3 and count(CardTag) == 2
+        assert count(CardSource) == 2
+        roles = sorted(r.role for r in s.scalars(select(LorebookSource)))
+        assert roles == ["embedded", "embedded", "standalone"]
+        assert count(Migration) == 3 * 2
+    catalog.dispose()
