@@ -16,7 +16,9 @@ from interop.formats.card_dates import unix_seconds
 from interop.validation import Problem, validate_document
 from tests.conftest import SHARED_CORPUS, corpus_params, shared_files
 
-CARD_TARGETS = ("ccv3", "ccv2", "png", "charx", "character_book", "lorebook_v3", "sillytavern-card")
+CARD_TARGETS = (
+    "ccv3", "ccv2", "png", "charx", "character_book", "lorebook_v3", "sillytavern-card", "agnai-card",
+)
 """The card/lorebook targets ``validate`` checks (it applies to cards and CCv3 books)."""
 REAL_FILES = [p for p in shared_files(".") if p.name != "MANIFEST.tsv"]
 SAVVY = SHARED_CORPUS / "cards-json" / "ca_savvy_ccv3.json"
