@@ -29,7 +29,7 @@ REQUIRED_CARD_FIELDS: dict[str, Any] = {
 }
 
 
-NO_FLAT_KEYS = ("agnai-card",)
+NO_FLAT_KEYS = ("agnai-card", "risu-charx")
 """Targets whose app never reads entry ``extensions``: Agnai's ``characterBookToNative`` /
 ``memoryEntryToNative`` (common/memory.ts) keep keys, content, enabled, insertion_order (weight),
 priority, name, ... and drop each entry's ``extensions``; only the spec-required fields are added

@@ -18,6 +18,7 @@ from tests.conftest import SHARED_CORPUS, corpus_params, shared_files
 
 CARD_TARGETS = (
     "ccv3", "ccv2", "png", "charx", "character_book", "lorebook_v3", "sillytavern-card", "agnai-card",
+    "risu-charx",
 )
 """The card/lorebook targets ``validate`` checks (it applies to cards and CCv3 books)."""
 REAL_FILES = [p for p in shared_files(".") if p.name != "MANIFEST.tsv"]
