@@ -40,6 +40,7 @@ from .agnai import (
     memory_book_from_lorebook,
     restore_agnai_stash,
 )
+from .card_books import card_for
 from .card_json import card_from_json
 from .registry import Format, Probe, ReadContext, WriteContext, register
 
@@ -440,7 +441,7 @@ def _read_card(data: bytes, ctx: ReadContext) -> Document:
 
 
 def _write_card(doc: Document, ctx: WriteContext) -> bytes:
-    return dump_json(agnai_v2_card(as_card(doc)), pretty=ctx.pretty)
+    return dump_json(agnai_v2_card(card_for(doc, "agnai-card")), pretty=ctx.pretty)
 
 
 def _describe(doc: Document) -> dict[str, Any]:

@@ -29,6 +29,15 @@ REQUIRED_CARD_FIELDS: dict[str, Any] = {
 }
 
 
+NO_FLAT_KEYS = ("agnai-card", "risu-charx")
+"""Targets whose app never reads entry ``extensions``: Agnai's ``characterBookToNative`` /
+``memoryEntryToNative`` (common/memory.ts) keep keys, content, enabled, insertion_order (weight),
+priority, name, ... and drop each entry's ``extensions``; only the spec-required fields are added
+(no flat keys, and no ``@@dont_activate`` line: Agnai honours ``enabled`` itself)."""
+V2_TARGETS = ("ccv2", "agnai-card")
+"""Targets written as ``chara_card_v2``: V3-only dates go to the V2 stash untouched."""
+
+
 def card_for(doc: Document, target: str) -> Card:
     """``as_card(doc)`` with the required fields and an ST-readable book, unless ``doc`` is already in ``target``."""
     card = as_card(doc)
@@ -53,7 +62,7 @@ def _dates_for(card: Card, source_format: str, target: str) -> dict[str, Any]:
     """A V3 card's ISO dates as the numbers the spec requires, or the recorded strings put back
     when ``target`` is the format they came from (``card_dates``). A V2 target stashes the
     V3-only dates as they are, so they stay untouched."""
-    if spec_of(card) != "v3" or target == "ccv2":
+    if spec_of(card) != "v3" or target in V2_TARGETS:
         return {}
     data = {name: getattr(card.data, name) for name in (*DATE_FIELDS, "extensions") if card.data.has(name)}
     record = record_of(data)
@@ -69,8 +78,8 @@ def book_for(doc: Document, target: str, book: Lorebook | None = None) -> Lorebo
     book = as_lorebook(doc) if book is None else book
     if doc.format == target:
         return book
-    readable, _ = st_readable_book(book, from_card=doc.card is not None)
-    return _risu_disabled_lines(readable)
+    readable, _ = st_readable_book(book, from_card=doc.card is not None, flat_keys=target not in NO_FLAT_KEYS)
+    return readable if target in NO_FLAT_KEYS else _risu_disabled_lines(readable)
 
 
 def _risu_disabled_lines(book: Lorebook) -> Lorebook:

@@ -33,7 +33,6 @@ from ..containers.charx import (
 )
 from ..containers.png import splice_text_chunks, text_chunks
 from ..containers.risum import MODULE_TYPE, read_risum, write_risum
-from ..convert import as_card
 from ..document import Document
 from ..errors import FormatError, InteropError, InvalidCardError
 from ..jsonio import dump_json, load_json
@@ -41,6 +40,7 @@ from ..limits import DEFAULT_LIMITS, Limits
 from ..model import Card, Lorebook
 from ..model.versions import check_spec_version, to_v3
 from .asset_origin import ORIGINS_MEMBER, load_origins, move, origins_bytes
+from .card_books import card_for
 from .card_json import card_from_json
 from .png_card import is_stale_keyword
 from .registry import Format, Probe, ReadContext, WriteContext, get_format, register
@@ -351,7 +351,7 @@ def _main_icon_slot(
 
 def _write_charx(doc: Document, ctx: WriteContext) -> bytes:
     doc = _risu_view_of(doc)
-    card = to_v3(as_card(doc))
+    card = to_v3(card_for(doc, "risu-charx"))  # V3-required fields, ST flat keys, dates (card_books)
     raw = card.dump()
     data = raw.setdefault("data", {})
     risu = doc.native.get("risu") if doc.format == "risu-charx" else None

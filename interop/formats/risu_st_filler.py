@@ -33,6 +33,7 @@ from .sillytavern import (
 )
 
 ST = "sillytavern"
+CARD_WRITER_RECORDS = ("added_fields", "world_extensions")
 ST_ENTRY_CONTAINERS = ("extensions.sillytavern", "extensions.sillytavern.entry")
 # Filled from the entry's place in the book, not from the entry: any value is the writer's.
 INDEX_FIELDS = ("display_index",)
@@ -100,9 +101,16 @@ def drop_st_filler(entry: dict[str, Any], record: Any) -> None:
     probe = _before_st(entry, record)
     if probe is None:
         return
+    # What a card writer records for the way back to a world (card_books: the V3 fields it added,
+    # the world entry's own extension keys) is not ST's template either: compared without it; the
+    # added fields themselves stay (Risu's own card export writes them too).
+    ns = deco.get_path(entry, "extensions.sillytavern.entry")
+    records = {k: ns.pop(k) for k in CARD_WRITER_RECORDS if k in ns} if isinstance(ns, dict) else {}
     try:
         filled = _filled_by_world(entry, probe) or _filled_by_card(entry, probe)
     except (InteropError, ValueError, TypeError):  # off-type values the ST writer cannot render: not its template
-        return
+        filled = False
     if filled:
         entry["extensions"] = probe["extensions"]
+    elif isinstance(ns, dict):
+        ns.update(records)

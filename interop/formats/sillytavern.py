@@ -592,7 +592,9 @@ NATIVE_OF_REQUIRED = {name: native for name, native in REQUIRED_ENTRY_FIELDS if 
 }
 
 
-def st_readable_book(book: Lorebook, *, from_card: bool = False) -> tuple[Lorebook, dict[str, Counter[str]]]:
+def st_readable_book(
+    book: Lorebook, *, from_card: bool = False, flat_keys: bool = True
+) -> tuple[Lorebook, dict[str, Counter[str]]]:
     """``book`` as every card-book writer writes it: what SillyTavern needs to load the same settings.
 
     Each entry keeps its fields and its ``extensions.sillytavern`` namespace (our round trip) and
@@ -601,7 +603,8 @@ def st_readable_book(book: Lorebook, *, from_card: bool = False) -> tuple[Lorebo
     has is kept as it is), and (2) the V3-required fields it lacks, with the value ST would apply
     (``enabled: true`` unless disabled, ``insertion_order`` = ST's order, ``use_regex: false``
     unless every key is a ``/regex/``). Returns the book and the added defaults
-    (``{field: Counter(value as JSON)}``) for the report.
+    (``{field: Counter(value as JSON)}``) for the report. ``flat_keys=False`` adds only (2): for a
+    target whose app never reads entry ``extensions`` (Agnai).
     """
     card = card_book_from_lorebook(book, from_card=from_card)
     added: dict[str, Counter[str]] = {}
@@ -609,13 +612,13 @@ def st_readable_book(book: Lorebook, *, from_card: bool = False) -> tuple[Lorebo
     native_world = book_ext(book).native_world is True
     for index, (entry, written) in enumerate(zip(book.entries, card["entries"], strict=True)):
         fill = Fill(from_card, st_exported_use_regex(entry))
-        entries.append(_readable_entry(entry, index, written, added, fill, native_world))
+        entries.append(_readable_entry(entry, index, written, added, fill, native_world, flat_keys))
     return book.model_copy(update={"entries": entries}), added
 
 
 def _readable_entry(
     entry: LorebookEntry, index: int, written: dict[str, Any], added: dict[str, Counter[str]], fill: Fill,
-    book_native_world: bool,
+    book_native_world: bool, flat_keys: bool = True,
 ) -> LorebookEntry:
     raw = entry.dump()
     before = set(raw)
@@ -633,7 +636,7 @@ def _readable_entry(
     extensions = dict(raw["extensions"]) if isinstance(raw.get("extensions"), dict) else {}
     if "extensions" not in raw:
         added.setdefault("extensions", Counter())["{}"] += 1
-    flat = _flat_to_write(entry, index, written, extensions, fill)
+    flat = _flat_to_write(entry, index, written, extensions, fill) if flat_keys else {}
     extensions.update(flat)
     extra = _namespace_extra(entry, written, extensions, fill)
     # A world file written back leaves out again what it lacked: spec fields, and fields

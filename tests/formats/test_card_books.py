@@ -16,8 +16,16 @@ from interop.formats.card_dates import unix_seconds
 from interop.validation import Problem, validate_document
 from tests.conftest import SHARED_CORPUS, corpus_params, shared_files
 
-CARD_TARGETS = ("ccv3", "ccv2", "png", "charx", "character_book", "lorebook_v3", "sillytavern-card")
-"""The card/lorebook targets ``validate`` checks (it applies to cards and CCv3 books)."""
+CARD_TARGETS = (
+    "ccv3", "ccv2", "png", "charx", "character_book", "lorebook_v3", "sillytavern-card", "agnai-card",
+    "risu-charx",
+)
+"""The card/lorebook targets ``validate`` checks (it applies to cards and CCv3 books). ``risu-charx``
+writes the V3 entry fields RisuAI's own export writes (``createBaseV3``, src/ts/characterCards.ts:
+``enabled: true``, ``insertion_order: lore.insertorder``, ``use_regex: lore.useRegex ?? false``)
+into card.json and the module (which its reader, like Risu, takes the entries from);
+``agnai-card`` the V2 ones Agnai's export writes (``nativeToMemoryEntry``, common/memory.ts:
+``enabled``, ``insertion_order: weight``)."""
 REAL_FILES = [p for p in shared_files(".") if p.name != "MANIFEST.tsv"]
 SAVVY = SHARED_CORPUS / "cards-json" / "ca_savvy_ccv3.json"
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import importlib.util
 import io
 import json
+import re
 import zipfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from deepdiff import DeepDiff
+from deepdiff import DeepDiff, extract
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hst
 
@@ -20,9 +21,11 @@ from interop.cli import cli
 from interop.containers.charx import write_charx
 from interop.containers.risum import read_risum
 from interop.errors import InvalidCardError
+from interop.formats.card_dates import unix_seconds
 from interop.formats.risu import lorebook_from_risu_entries, risu_entries_from_lorebook
 from interop.formats.risu_decorators import decorator_counts
 from interop.model import Lorebook, LorebookEntry
+from interop.validation import CARD_REQUIRED
 from tests import strategies
 from tests.conftest import PROJECT_CORPUS, corpus_params, project_files, shared_files
 
@@ -364,7 +367,10 @@ def test_card_to_risu_charx_uses_risus_layout() -> None:
     assert module["name"] == "lantern_harbor_lorebook Module" and len(module["lorebook"]) == 13
     back = read_bytes(data, filename="x.charx")
     assert back.format == "risu-charx" and back.book is not None and doc.lorebook is not None
-    assert back.book.entries and [e.dump() for e in back.book.entries] == [e.dump() for e in doc.lorebook.entries]
+    assert back.book.entries
+    _assert_only_spec_fields_added({"entries": [e.dump() for e in doc.lorebook.entries]},
+                                   {"entries": [e.dump() for e in back.book.entries]})
+    assert all(e.has("enabled") and e.has("insertion_order") and e.has("use_regex") for e in back.book.entries)
     assert "module" not in back.book.ext("risuai")  # generated metadata is dropped again
 
 
@@ -448,7 +454,7 @@ def test_flat_sillytavern_card_extensions_become_decorators() -> None:
     assert "position" not in raw["extentions"] and "probability" not in raw["extentions"]
     back = read_bytes(write(doc, "risu-charx"), filename="x.charx")
     assert back.card is not None and doc.card is not None
-    assert back.card.dump() == doc.card.dump()
+    _assert_only_spec_fields_added(doc.card.dump(), back.card.dump())
 
 
 def _is_card(path: Path) -> bool:
@@ -476,7 +482,33 @@ def test_cards_through_risu_charx_keep_their_data(path: Path) -> None:
     for card in (before, after):  # CHARX embeds asset bytes: their URIs change by design
         for asset in card["data"].get("assets") or []:
             asset.pop("uri", None)
-    assert not DeepDiff(before, after)
+    _assert_only_spec_fields_added(before, after)
+
+
+# What a card writer adds (card_books.card_for): the CCv3-required fields a source lacks, with the
+# values RisuAI's own card export writes (createBaseV3, src/ts/characterCards.ts: ``enabled: true``,
+# ``insertion_order: lore.insertorder``, ``use_regex: lore.useRegex ?? false``), and ISO dates as
+# Unix seconds (card_dates, the strings recorded in ``extensions.interop``). Nothing else may change.
+_CARD_REQUIRED = "|".join((*CARD_REQUIRED, "group_only_greetings"))
+_ADDED = re.compile(
+    rf"root\['data'\]\['({_CARD_REQUIRED})'\]|root\['data'\]\['extensions'\]\['interop'\]"
+    r"|root(\['data'\]\['character_book'\])?\['entries'\]\[\d+\]\['(enabled|insertion_order|use_regex|extensions)'\]"
+)
+_ADDED_TYPES = {"enabled": bool, "insertion_order": int, "use_regex": bool, "extensions": dict}
+
+
+def _assert_only_spec_fields_added(before: dict[str, Any], after: dict[str, Any]) -> None:
+    diff = DeepDiff(before, after, threshold_to_diff_deeper=0)
+    assert set(diff) <= {"dictionary_item_added", "type_changes"}, diff
+    for path in diff.get("dictionary_item_added", []):
+        match = _ADDED.fullmatch(path)
+        assert match, path
+        if match.group(3):
+            value = extract(after, path)
+            assert isinstance(value, _ADDED_TYPES[match.group(3)]), (path, value)
+    for path, change in diff.get("type_changes", {}).items():
+        assert path in ("root['data']['creation_date']", "root['data']['modification_date']"), path
+        assert change["new_value"] == unix_seconds(change["old_value"]), change
 
 
 def test_mapping_table_targets_are_registered_formats() -> None:
