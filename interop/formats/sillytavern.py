@@ -15,6 +15,7 @@ docs/platforms/sillytavern.md), which also documents every decision made here.
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import re
 from collections import Counter
@@ -69,8 +70,8 @@ class WorldField:
     flat: str | None
     source: str | None
 
-    @property
-    def ns_key(self) -> str | None:
+    @functools.cached_property
+    def ns_key(self) -> str | None:  # cached: read for every field of every entry written
         return self.canonical[len(NS_PREFIX):] if self.canonical.startswith(NS_PREFIX) else None
 
     def template_default(self, for_card: bool) -> Any:
@@ -276,12 +277,15 @@ class Fill:
 
 
 def _native_value(
-    field: WorldField, entry: LorebookEntry, ns: dict[str, Any], template: bool, index: int, fill: Fill = Fill()
+    field: WorldField, entry: LorebookEntry, ns: dict[str, Any], template: bool, index: int, fill: Fill,
+    top: set[str],
 ) -> Any:
-    """The native value of ``field``, or ``_ABSENT``. ``template`` fills ST's import defaults."""
+    """The native value of ``field``, or ``_ABSENT``. ``template`` fills ST's import defaults.
+
+    ``top``: the entry's set top-level fields (``model_fields_set`` and extras), computed once per entry.
+    """
     key = field.ns_key
     kind = field.transform
-    top = entry.model_fields_set | set(entry.model_extra or {})
     if kind == "copy":
         if key is None:
             present = field.canonical in top
@@ -356,6 +360,9 @@ def _position_fallback(entry: LorebookEntry, fill: Fill) -> int:
     return 1 if entry.position == "after_char" else 0
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 class _Absent:
     def __repr__(self) -> str:
         return "<absent>"
@@ -368,10 +375,12 @@ def _native_from_entry(entry: LorebookEntry, template: bool, index: int, fill: F
     ns = entry.ext(NAMESPACE).get("entry")
     ns = ns if isinstance(ns, dict) else {}
     out: dict[str, Any] = {}
+    top = entry.model_fields_set | set(entry.model_extra or {})
     for field in FIELDS:
-        value = _native_value(field, entry, ns, template, index, fill)
+        value = _native_value(field, entry, ns, template, index, fill, top)
         if value is not _ABSENT:
-            out[field.native] = copy.deepcopy(value)
+            # deepcopy returns an immutable scalar itself: skip the call for those
+            out[field.native] = value if type(value) in _SCALARS else copy.deepcopy(value)
     added = ns.get("added_fields")
     if isinstance(added, list) and not template:  # spec fields a card writer added to a world entry
         for name in added:
