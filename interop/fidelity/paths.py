@@ -20,6 +20,7 @@ list indexes, joined with ``.``: ``entry.extensions.sillytavern.entry.depth``.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 
@@ -54,6 +55,12 @@ def render(path: Path, *, any_index: bool = False) -> str:
     return out
 
 
+@functools.lru_cache(maxsize=8192)
+def _render_cached(path: Path) -> str:
+    """``render`` is pure: card-level paths repeat in every report of a run."""
+    return render(path)
+
+
 class PathCache:
     """``render`` and ``pattern_segments`` for many paths; a lorebook repeats the same keys in every entry."""
 
@@ -70,7 +77,7 @@ class PathCache:
             if tail is None:
                 tail = self._rendered[rest] = render(("entry", 0, *rest))[len("entry[0]") :]
             return f"entry[{path[1]}]{tail}"
-        return render(path)
+        return _render_cached(path)
 
     def segments(self, path: Path) -> tuple[str, ...]:
         key = ("entry", *path[2:]) if path[0] == "entry" and len(path) > 1 and isinstance(path[1], int) else path

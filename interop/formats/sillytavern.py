@@ -51,6 +51,7 @@ ROLE_NAMES = {0: "system", 1: "user", 2: "assistant"}
 # Canonical CCv3 entry fields ST's card exporter drops; stashed in card_fields on a card we write.
 CARD_ONLY_FIELDS = ("name", "priority", "case_sensitive", "use_regex")
 BOOK_FIELDS_DROPPED_BY_ST = ("description", "scan_depth", "token_budget", "recursive_scanning", "extensions")
+_SCALARS = frozenset({str, int, float, bool, type(None)})  # deepcopy returns these as they are
 _REGEX_KEY = re.compile(r"^/([\s\S]+?)/([gimsuy]*)$")
 
 
@@ -75,7 +76,8 @@ class WorldField:
         return self.canonical[len(NS_PREFIX):] if self.canonical.startswith(NS_PREFIX) else None
 
     def template_default(self, for_card: bool) -> Any:
-        return copy.deepcopy(self.card_default if for_card and self.card_default is not None else self.default)
+        value = self.card_default if for_card and self.card_default is not None else self.default
+        return value if type(value) in _SCALARS else copy.deepcopy(value)
 
 
 def _load_fields() -> tuple[WorldField, ...]:
@@ -358,9 +360,6 @@ def _position_fallback(entry: LorebookEntry, fill: Fill) -> int:
     if fill.from_card:
         return 0 if entry.position == "before_char" else 1
     return 1 if entry.position == "after_char" else 0
-
-
-_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 class _Absent:

@@ -117,9 +117,9 @@ def _position_fallbacks(raw: list[dict[str, Any]], verdict: Any) -> None:
 def _compare_entry(
     index: int, want: dict[str, Any], got: dict[str, Any], raw: dict[str, Any], via: str, verdict: Any
 ) -> None:
-    names = [n for n in st.TEMPLATE if n not in SKIPPED and (n != "comment" or "comment" in raw)] + ["uid"]
-    names += [n for n in ("displayIndex", "characterFilter") if n in want]
-    for name in names:
+    names = _NAMES_WITH_COMMENT if "comment" in raw else _NAMES
+    extra = [n for n in ("displayIndex", "characterFilter") if n in want]
+    for name in (*names, *extra) if extra else names:
         verdict.compared += 1
         a, b = _norm(name, want.get(name)), _norm(name, got.get(name, _ABSENT))
         if same(a, b):
@@ -134,6 +134,9 @@ def _compare_entry(
 
 
 _ABSENT: Any = None
+# The template's settings compared for every entry (built once: st.TEMPLATE is a constant).
+_NAMES_WITH_COMMENT = (*(n for n in st.TEMPLATE if n not in SKIPPED), "uid")
+_NAMES = tuple(n for n in _NAMES_WITH_COMMENT if n != "comment")
 
 
 def _norm(name: str, value: Any) -> Any:
@@ -156,6 +159,8 @@ def same(a: Any, b: Any) -> bool:
         return type(a) is type(b) and a == b
     if isinstance(a, int | float) and isinstance(b, int | float):
         return a == b
+    if type(a) is list and type(b) is list and all(type(x) is str for x in a) and all(type(x) is str for x in b):
+        return a == b  # lists of strings (keys): what the JSON comparison below would say, without encoding
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
