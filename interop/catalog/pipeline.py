@@ -22,6 +22,7 @@ from ..document import Document
 from ..errors import ConversionError, InteropError
 from ..formats.registry import get_format
 from ..io import write_atomic
+from ..memo import document_scope
 from .records import ItemRecord, blobs_of, item_record, sha256_hex
 
 
@@ -204,7 +205,8 @@ def process_file(config: RunConfig, path: Path) -> FileOutcome:
         outcome.status, outcome.error = "failed", f"cannot store assets: {exc}"
         return outcome
     outcome.write_ms = _ms(start)
-    outcome.targets = [convert_target(config, doc, sha256, t, path) for t in config.targets]
+    with document_scope():  # doc is only read from here on: its targets share the per-source work
+        outcome.targets = [convert_target(config, doc, sha256, t, path) for t in config.targets]
     return outcome
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..convert import as_card, as_lorebook
 from ..document import Document
+from ..memo import memoized
 from ..model import Card, Lorebook, LorebookEntry
 from ..model.versions import spec_of
 from .card_dates import DATE_FIELDS, record_of, restored_dates, translated_dates
@@ -78,7 +79,11 @@ def book_for(doc: Document, target: str, book: Lorebook | None = None) -> Lorebo
     book = as_lorebook(doc) if book is None else book
     if doc.format == target:
         return book
-    readable, _ = st_readable_book(book, from_card=doc.card is not None, flat_keys=target not in NO_FLAT_KEYS)
+    from_card, flat_keys = doc.card is not None, target not in NO_FLAT_KEYS
+    readable, _ = memoized(  # the same for every target of a migrate (and book reads as read-only)
+        "st_readable_book", book, (from_card, flat_keys),
+        lambda: st_readable_book(book, from_card=from_card, flat_keys=flat_keys),
+    )
     return readable if target in NO_FLAT_KEYS else _risu_disabled_lines(readable)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from ...document import Document
 from ...formats.registry import get_format
 from ...formats.sillytavern import FIELDS, POSITION_NAMES, world_from_lorebook
+from ...memo import memoized
 from ..hooks import Finding
 from . import sillytavern as st
 
@@ -75,7 +76,7 @@ def findings(source: Document, output: bytes, target_format: str) -> Any:
         return verdict
     verdict.via = loaded.via
     verdict.notes.extend(loaded.notes)
-    mine = source_settings(source)
+    mine = memoized("st_source_settings", source, (), lambda: source_settings(source))  # same for every target
     raw = [e.dump() for e in source.book.entries] if source.book is not None else []
     if len(loaded.entries) != len(mine):
         verdict.notes.append(
