@@ -236,19 +236,7 @@ def _field_items(
         key = (shape, gone)
         template = templates.get(key)
         if template is None:
-            template = templates[key] = []
-            for suffix in shape:
-                path = ("entry", 0, *suffix)
-                tail = paths.render(path)[len("entry[0]") :]
-                rule = rules.rule(paths.segments(path))
-                if changed is None:
-                    template.append((tail, None, _unverified(tail, rule)[1:]))
-                elif suffix in gone:
-                    template.append((tail, None, _not_back(path, tail, rule, target, None, MISSING, paths)[1:]))
-                elif rule is not None and rule.fate in ("approximated", "lost") and rule.detail:
-                    template.append((tail, None, _kept(rule)))  # same item whether or not it came back
-                else:
-                    template.append((tail, suffix, _kept(rule)))
+            template = templates[key] = _entry_template(shape, gone, changed is None, rules, paths, target)
         prefix = f"entry[{i}]"
         if len(gone) == len(ch):
             items.extend([_new_item(FidelityItem, (prefix + tail, *rest)) for tail, _, rest in template])
@@ -260,6 +248,42 @@ def _field_items(
             else:
                 items.append(_new_item(FidelityItem, (prefix + tail, *rest)))
     return items
+
+
+Template = list[tuple[str, tuple[Any, ...] | None, tuple[Any, ...]]]
+_TEMPLATES_KEPT = 4096
+"""Entry templates kept per rule book (a run over many cards sees the same entry shapes again)."""
+
+
+def _entry_template(
+    shape: tuple[Any, ...], gone: frozenset[Any], unverified: bool, rules: RuleBook, paths: PathCache, target: str
+) -> Template:
+    """The items of an entry of ``shape`` with the fields ``gone`` absent from the output.
+
+    A pure function of its arguments (rule books are shared and loaded once): kept on the rule book.
+    """
+    cache = rules.templates
+    key = (shape, gone, unverified, target)
+    template = cache.get(key)
+    if template is not None:
+        return template  # type: ignore[no-any-return]
+    template = []
+    for suffix in shape:
+        path = ("entry", 0, *suffix)
+        tail = paths.render(path)[len("entry[0]") :]
+        rule = rules.rule(paths.segments(path))
+        if unverified:
+            template.append((tail, None, _unverified(tail, rule)[1:]))
+        elif suffix in gone:
+            template.append((tail, None, _not_back(path, tail, rule, target, None, MISSING, paths)[1:]))
+        elif rule is not None and rule.fate in ("approximated", "lost") and rule.detail:
+            template.append((tail, None, _kept(rule)))  # same item whether or not it came back
+        else:
+            template.append((tail, suffix, _kept(rule)))
+    if len(cache) >= _TEMPLATES_KEPT:
+        cache.clear()
+    cache[key] = template
+    return template
 
 
 _BACK: Any = object()

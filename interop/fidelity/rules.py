@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 from ..mappings import TargetRule, all_mappings, segments_match
 
@@ -46,6 +47,8 @@ class RuleBook:
         self.target = target_format
         self._rules = [(tuple(r.pattern.split(".")), r) for r in rules_for(target_format)]
         self._cache: dict[tuple[str, ...], TargetRule | None] = {}
+        self.templates: dict[tuple[Any, ...], Any] = {}
+        """The report's entry templates for this target (``report._entry_template``)."""
 
     @property
     def described(self) -> bool:
