@@ -122,7 +122,10 @@ def _compare_entry(
     extra = [n for n in ("displayIndex", "characterFilter") if n in want]
     for name in (*names, *extra) if extra else names:
         verdict.compared += 1
-        a, b = _norm(name, want.get(name)), _norm(name, got.get(name, _ABSENT))
+        a, b = want.get(name), got.get(name, _ABSENT)
+        if type(a) is type(b) and type(a) in _PLAIN and a == b:
+            continue  # equal strings, ints or booleans: _norm maps both alike, and same() holds
+        a, b = _norm(name, a), _norm(name, b)
         if same(a, b):
             continue
         verdict.differing += 1
@@ -135,6 +138,7 @@ def _compare_entry(
 
 
 _ABSENT: Any = None
+_PLAIN = frozenset({str, int, bool})
 # The template's settings compared for every entry (built once: st.TEMPLATE is a constant).
 _NAMES_WITH_COMMENT = (*(n for n in st.TEMPLATE if n not in SKIPPED), "uid")
 _NAMES = tuple(n for n in _NAMES_WITH_COMMENT if n != "comment")
