@@ -55,6 +55,17 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})  # deepcopy returns th
 _REGEX_KEY = re.compile(r"^/([\s\S]+?)/([gimsuy]*)$")
 
 
+def _copy(value: Any) -> Any:
+    """``copy.deepcopy``, without its cost for an immutable scalar (returned as it is) or a flat
+    list of them (a key list: a new list of the same items, which is what deepcopy makes)."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is list and all(type(item) in _SCALARS for item in value):
+        return list(value)
+    return copy.deepcopy(value)
+
+
 # --- the mapping table -----------------------------------------------------------
 
 
@@ -77,7 +88,7 @@ class WorldField:
 
     def template_default(self, for_card: bool) -> Any:
         value = self.card_default if for_card and self.card_default is not None else self.default
-        return value if type(value) in _SCALARS else copy.deepcopy(value)
+        return _copy(value)
 
 
 def _load_fields() -> tuple[WorldField, ...]:
@@ -378,8 +389,7 @@ def _native_from_entry(entry: LorebookEntry, template: bool, index: int, fill: F
     for field in FIELDS:
         value = _native_value(field, entry, ns, template, index, fill, top)
         if value is not _ABSENT:
-            # deepcopy returns an immutable scalar itself: skip the call for those
-            out[field.native] = value if type(value) in _SCALARS else copy.deepcopy(value)
+            out[field.native] = _copy(value)
     added = ns.get("added_fields")
     if isinstance(added, list) and not template:  # spec fields a card writer added to a world entry
         for name in added:
@@ -737,9 +747,9 @@ def _card_entry(
         # Values as held (a null stays null: ST's importer reads it with `??`); a world file's
         # missing fields stay missing, any other book gets the importer's fallback.
         if field.flat and field.native in own:
-            extensions[field.flat] = copy.deepcopy(own[field.native])
+            extensions[field.flat] = _copy(own[field.native])
         elif field.flat and not native_world and field.native in full:
-            extensions[field.flat] = copy.deepcopy(full[field.native])
+            extensions[field.flat] = _copy(full[field.native])
     ns = entry.ext(NAMESPACE).get("entry")
     ns = ns if isinstance(ns, dict) else {}
     stash: dict[str, Any] = {}
