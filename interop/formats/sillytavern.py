@@ -29,6 +29,7 @@ from ..errors import InvalidCardError
 from ..jsonio import dump_json
 from ..mappings import load as load_mapping
 from ..mappings import mappings_dir
+from ..memo import memoized
 from ..model import V2_SPEC, Card, Lorebook, LorebookEntry, as_bool
 from ..model.versions import to_v2
 from .card_json import card_version, read_card_document
@@ -474,6 +475,27 @@ def _pin_exact(
     entry.extensions = {**(foreign or {}), NAMESPACE: {"entry": ns}}
 
 
+def _normalized(book: Lorebook) -> Lorebook:
+    """``normalize_card_book(book)``'s book (the same for the writers and the report: memo)."""
+    return memoized("st_normalized", book, (), lambda: normalize_card_book(book))[0]
+
+
+def _natives(book: Lorebook, template: bool, from_card: bool, plain: list[bool]) -> list[dict[str, Any]]:
+    """Each entry of ``book`` as a native ST entry, template-filled or not (read-only when memoized:
+    the card writer's and the report's world view of one source book are the same)."""
+
+    def compute() -> list[dict[str, Any]]:
+        if not template:  # without the template, the fill (from_card, plain keys) changes nothing
+            return [_native_from_entry(e, template=False, index=i) for i, e in enumerate(book.entries)]
+        return [
+            _native_from_entry(e, template=True, index=i, fill=Fill(from_card, plain[i]))
+            for i, e in enumerate(book.entries)
+        ]
+
+    args = (True, from_card, tuple(plain)) if template else (False,)
+    return memoized("st_natives", book, args, compute)
+
+
 def st_exported_use_regex(entry: LorebookEntry) -> bool:
     """The entry's ``use_regex`` is ST's exporter constant, not a statement about its keys.
 
@@ -498,13 +520,11 @@ def world_from_lorebook(book: Lorebook, *, from_card: bool = False) -> dict[str,
     their lossy fallbacks (see the mapping table notes).
     """
     plain = [st_exported_use_regex(e) for e in book.entries]
-    book, _ = normalize_card_book(book)  # a card book may still carry ST's flat keys
+    book = _normalized(book)  # a card book may still carry ST's flat keys
     meta = book_ext(book)
     native_world = meta.native_world is True
-    natives = [
-        _native_from_entry(e, template=not native_world, index=i, fill=Fill(from_card, plain[i]))
-        for i, e in enumerate(book.entries)
-    ]
+    # copies: the uid fix-up below writes into them, and the lists may be shared (memo)
+    natives = [dict(n) for n in _natives(book, not native_world, from_card, plain)]
     keys: list[str | None] = []
     for entry, native in zip(book.entries, natives, strict=True):
         uid_key = entry_ext(entry).uid_key
@@ -577,16 +597,14 @@ def card_book_from_lorebook(
     ``world_extensions``).
     """
     plain = plain if plain is not None else [st_exported_use_regex(e) for e in book.entries]
-    book, _ = normalize_card_book(book)
+    book = _normalized(book)
     raw = book.dump()
     native_world = book_ext(book).native_world is True
     out: dict[str, Any] = {k: v for k, v in raw.items() if k != "entries"}
     out.setdefault("extensions", {})
     entries = []
-    for index, entry in enumerate(book.entries):
-        fill = Fill(from_card, plain[index])
-        full = _native_from_entry(entry, template=True, index=index, fill=fill)
-        own = _native_from_entry(entry, template=False, index=index)
+    fulls, owns = _natives(book, True, from_card, plain), _natives(book, False, from_card, plain)
+    for index, (entry, full, own) in enumerate(zip(book.entries, fulls, owns, strict=True)):
         entries.append(_card_entry(entry, full, own, native_world, plain[index]))
     out["entries"] = entries
     return out
