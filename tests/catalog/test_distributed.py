@@ -29,7 +29,7 @@ from sqlalchemy import create_engine, text
 from interop.catalog.database import normalize_url
 
 from .samples import make_folder
-from .test_resume import TARGETS, assert_complete_and_unique
+from .test_resume import TARGETS, assert_complete_and_unique, count_in_catalog
 
 N_FILES = 500
 BATCH = 10  # 50 tasks: the faults land mid-run
@@ -222,14 +222,7 @@ def submit(tmp: Path, src: Path, out: Path, broker: str, db: str, queue: str) ->
 
 
 def committed_files(db: str) -> int:
-    engine = create_engine(normalize_url(db))
-    try:
-        with engine.connect() as conn:
-            return conn.execute(text("SELECT coalesce(sum(files), 0) FROM run_batches")).scalar() or 0
-    except Exception:  # the schema may not exist yet
-        return 0
-    finally:
-        engine.dispose()
+    return count_in_catalog(db, "SELECT coalesce(sum(files), 0) FROM run_batches")
 
 
 def wait_for_committed(db: str, at_least: int, *watch: subprocess.Popen[bytes]) -> int:

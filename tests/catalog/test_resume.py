@@ -46,15 +46,20 @@ def start_migrate(src: Path, out: Path, url: str, *extra: str) -> subprocess.Pop
     )
 
 
-def imported_so_far(url: str) -> int:
+def count_in_catalog(url: str, sql: str) -> int:
+    """One integer from a catalog that a running migration writes to (0 while its schema does not exist yet)."""
     engine = create_engine(normalize_url(url))
     try:
         with engine.connect() as conn:
-            return conn.execute(text("SELECT count(*) FROM source_files")).scalar() or 0
+            return conn.execute(text(sql)).scalar() or 0
     except Exception:  # the schema may not exist yet
         return 0
     finally:
         engine.dispose()
+
+
+def imported_so_far(url: str) -> int:
+    return count_in_catalog(url, "SELECT count(*) FROM source_files")
 
 
 def kill_after_some_files(proc: subprocess.Popen[bytes], url: str, at_least: int) -> int:
