@@ -17,7 +17,7 @@ from typing import Any
 from ...document import Document
 from ...formats.agnai import memory_book_from_lorebook
 from ..hooks import Finding
-from .card_books import card_book
+from .card_books import open_verdict
 
 APP = "agnai"
 # Agnai field -> (card entry field, import default when absent)
@@ -37,15 +37,9 @@ def loaded(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 def findings(source: Document, output: bytes, target_format: str) -> Any:
-    from . import AppVerdict
-
-    verdict = AppVerdict(APP)
-    found = card_book(output)
-    if found is None or source.book is None:
-        verdict.notes.append(f"Agnai's card import does not read a {target_format} file as a card book")
+    verdict, entries = open_verdict(APP, "Agnai", "characterBookToNative", source, output, target_format)
+    if entries is None or source.book is None:
         return verdict
-    entries, via = found
-    verdict.via = f"characterBookToNative ({via})"
     mine = memory_book_from_lorebook(source.book).get("entries", [])
     for index, (want, out) in enumerate(zip(mine, entries, strict=False)):
         got = loaded(out)

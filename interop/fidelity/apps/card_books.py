@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...document import Document
 from . import sillytavern as st
 
 
@@ -29,3 +30,20 @@ def card_book(data: bytes) -> tuple[list[dict[str, Any]], str] | None:
     if not isinstance(book, dict) or not isinstance(book.get("entries"), list):
         return None
     return [e for e in book["entries"] if isinstance(e, dict)], via
+
+
+def open_verdict(
+    app: str, label: str, importer: str, source: Document, output: bytes, target_format: str
+) -> tuple[Any, list[dict[str, Any]] | None]:
+    """A fresh verdict for ``app`` and the card book entries its ``importer`` reads from ``output``
+    (None, with a note on the verdict, when the output holds no card book or the source no book)."""
+    from . import AppVerdict  # the package imports the checks that import this module
+
+    verdict = AppVerdict(app)
+    found = card_book(output)
+    if found is None or source.book is None:
+        verdict.notes.append(f"{label}'s card import does not read a {target_format} file as a card book")
+        return verdict, None
+    entries, via = found
+    verdict.via = f"{importer} ({via})"
+    return verdict, entries

@@ -25,7 +25,7 @@ from typing import Any
 from ...document import Document
 from ...model.decorators import parse_decorators
 from ..hooks import Finding
-from .card_books import card_book
+from .card_books import open_verdict
 
 APP = "risu"
 
@@ -68,15 +68,9 @@ def settings(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 def findings(source: Document, output: bytes, target_format: str) -> Any:
-    from . import AppVerdict
-
-    verdict = AppVerdict(APP)
-    found = card_book(output)
-    if found is None or source.book is None:
-        verdict.notes.append(f"RisuAI's card import does not read a {target_format} file as a card book")
+    verdict, entries = open_verdict(APP, "RisuAI", "convertCharbook", source, output, target_format)
+    if entries is None or source.book is None:
         return verdict
-    entries, via = found
-    verdict.via = f"convertCharbook ({via})"
     for index, (entry, out) in enumerate(zip(source.book.entries, entries, strict=False)):
         want, got = settings(entry.dump()), loaded(out)
         for name in want:
