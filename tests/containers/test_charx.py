@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import stat
 import struct
-import warnings
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -34,23 +33,10 @@ from interop.errors import (
 )
 from interop.limits import Limits, MiB
 from tests.conftest import PROJECT_CORPUS
+from tests.zip_bytes import make_zip
 
 CARD = b'{"spec": "chara_card_v3", "spec_version": "3.0", "data": {"name": "Zip"}}'
 SAMPLES = PROJECT_CORPUS / "charx"
-
-
-def make_zip(members: list[tuple[str, bytes]], *, method: int = ZIP_DEFLATED, mode: int = 0o100644) -> bytes:
-    """A zip built with zipfile itself; names are written exactly as given (zip-slip tests need that)."""
-    buffer = io.BytesIO()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # zipfile warns on duplicate names; one test wants them
-        with zipfile.ZipFile(buffer, "w") as zf:
-            for name, content in members:
-                info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
-                info.compress_type = method
-                info.external_attr = mode << 16
-                zf.writestr(info, content)
-    return buffer.getvalue()
 
 
 def central_entries(data: bytes) -> list[int]:

@@ -9,7 +9,6 @@ v1 spec (ahoylabs/byaf ``specs/v1``). Zip safety is the CHARX reader's
 
 from __future__ import annotations
 
-import io
 import json
 import zipfile
 from pathlib import Path
@@ -20,17 +19,10 @@ import interop
 from interop.errors import CorruptInputError, FormatError, InvalidCardError, LimitExceededError, UnsafeInputError
 from interop.limits import Limits
 from tests.conftest import project_files
+from tests.zip_bytes import zip_of
 
 HERE = Path(__file__).parents[2] / "corpus" / "backyard"
 SAMPLES = [p for p in project_files("backyard") if p.suffix == ".byaf"]
-
-
-def _zip(members: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, content in members.items():
-            zf.writestr(name, content)
-    return buffer.getvalue()
 
 
 def _members(path: Path) -> dict[str, bytes]:
@@ -120,26 +112,26 @@ CHARACTER = "characters/c1/character.json"
 )
 def test_bad_archives_are_typed_errors_with_location(changes: dict, error: type, text: str) -> None:
     with pytest.raises(error, match=text) as info:
-        interop.read_bytes(_zip(_archive(changes)), format="byaf", filename="x.byaf")
+        interop.read_bytes(zip_of(_archive(changes)), format="byaf", filename="x.byaf")
     assert info.value.location is not None
 
 
 def test_a_scenario_that_is_not_json_is_skipped_with_a_warning() -> None:
-    doc = interop.read_bytes(_zip(_archive({"scenarios/s1.json": b"{oops"})))
+    doc = interop.read_bytes(zip_of(_archive({"scenarios/s1.json": b"{oops"})))
     assert any("scenario scenarios/s1.json skipped" in w for w in doc.warnings)
 
 
 def test_zip_safety_checks_are_the_charx_ones() -> None:
     good = _archive()
     with pytest.raises(UnsafeInputError, match="zip-slip"):
-        interop.read_bytes(_zip(good | {"../evil.png": b"x"}), format="byaf")
+        interop.read_bytes(zip_of(good | {"../evil.png": b"x"}), format="byaf")
     with pytest.raises(LimitExceededError, match="entries"):
-        interop.read_bytes(_zip(good), format="byaf", limits=Limits(max_zip_entries=2))
+        interop.read_bytes(zip_of(good), format="byaf", limits=Limits(max_zip_entries=2))
     bomb = good | {"characters/c1/images/big.png": b"\0" * (3 * 1024 * 1024)}
     with pytest.raises(LimitExceededError, match="compression ratio"):
-        interop.read_bytes(_zip(bomb), format="byaf")
+        interop.read_bytes(zip_of(bomb), format="byaf")
     with pytest.raises(FormatError, match=r"manifest\.json"):
-        interop.read_bytes(_zip({"characters/c1/character.json": b"{}"}), format="byaf")
+        interop.read_bytes(zip_of({"characters/c1/character.json": b"{}"}), format="byaf")
 
 
 def test_read_only() -> None:

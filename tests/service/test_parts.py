@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import io
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -15,6 +13,7 @@ from interop.errors import InteropError, LimitExceededError, UnsafeInputError
 from interop.limits import Limits
 from interop.service.config import ServiceConfig, check_binding, is_loopback
 from interop.service.uploads import content_disposition, safe_name
+from tests.zip_bytes import zip_of
 
 from ..conftest import PROJECT_CORPUS
 
@@ -96,26 +95,18 @@ def test_side_by_side_lines_up_entries_and_flags_differences() -> None:
     assert same and all(len({bool(c and c.fired) for c in row.cells.values()}) == 1 for row in same)
 
 
-def _zip(members: dict[str, bytes]) -> bytes:
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, data in members.items():
-            zf.writestr(name, data)
-    return out.getvalue()
-
-
 def test_a_zip_bundle_gives_its_file_members() -> None:
-    data = _zip({"a/": b"", "a/one.json": b"{}", "two.png": b"\x89PNG"})
+    data = zip_of({"a/": b"", "a/one.json": b"{}", "two.png": b"\x89PNG"})
     assert read_zip(data).members == {"a/one.json": b"{}", "two.png": b"\x89PNG"}
 
 
 def test_a_zip_bundle_gets_the_charx_checks() -> None:
     with pytest.raises(UnsafeInputError, match="zip-slip"):
-        read_zip(_zip({"../x": b"1"}))
+        read_zip(zip_of({"../x": b"1"}))
     with pytest.raises(LimitExceededError, match="compression ratio"):
-        read_zip(_zip({"z": b"\0" * (4 * 1024 * 1024)}))
+        read_zip(zip_of({"z": b"\0" * (4 * 1024 * 1024)}))
     with pytest.raises(LimitExceededError, match="entries"):
-        read_zip(_zip({f"{i}.json": b"{}" for i in range(5)}), limits=Limits(max_zip_entries=4))
+        read_zip(zip_of({f"{i}.json": b"{}" for i in range(5)}), limits=Limits(max_zip_entries=4))
 
 
 def test_catalog_list_items_search_and_pages(tmp_path: Path) -> None:
