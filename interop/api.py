@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .document import Document, Kind
 from .errors import FormatError, InteropError, LimitExceededError, UnknownFormatError
-from .formats.registry import Probe, ReadContext, WriteContext, all_formats, check_size, get_format
+from .formats.registry import Format, Probe, ReadContext, WriteContext, all_formats, check_size, get_format
 from .limits import DEFAULT_LIMITS, Limits
 
 
@@ -121,13 +121,19 @@ def read(
     return read_bytes(data, filename=filename or str(path), format=format, limits=limits)
 
 
-def write(doc: Document, format: str, *, image: bytes | None = None, pretty: bool = True, **options: object) -> bytes:
-    """Serialize ``doc`` as ``format``. Raises FormatError / ConversionError."""
+def writable_format(name: str) -> Format:
+    """The registered format ``name`` if it can be written; FormatError otherwise."""
     try:
-        fmt = get_format(format)
+        fmt = get_format(name)
     except KeyError:
-        raise FormatError(f"unknown target format {format!r}") from None
+        raise FormatError(f"unknown target format {name!r}") from None
     if fmt.write is None:
         raise FormatError(f"format {fmt.name!r} cannot be written")
+    return fmt
+
+
+def write(doc: Document, format: str, *, image: bytes | None = None, pretty: bool = True, **options: object) -> bytes:
+    """Serialize ``doc`` as ``format``. Raises FormatError / ConversionError."""
+    fmt = writable_format(format)
     ctx = WriteContext(image=image, pretty=pretty, options=dict(options))
     return fmt.write(doc, ctx)

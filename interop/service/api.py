@@ -20,7 +20,7 @@ from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 
-from ..api import read_bytes, write
+from ..api import read_bytes, writable_format, write
 from ..catalog.database import Catalog, open_catalog
 from ..catalog.pipeline import slug
 from ..catalog.queries import ItemRef, list_items, load_document, show_item, stats
@@ -98,13 +98,7 @@ def _read(upload: Upload, limits: Limits, fmt: str | None = None) -> Document:
 
 
 def _target(name: str) -> str:
-    try:
-        fmt = get_format(name)
-    except KeyError:
-        raise FormatError(f"unknown target format {name!r}") from None
-    if fmt.write is None:
-        raise FormatError(f"format {fmt.name!r} cannot be written")
-    return fmt.name
+    return writable_format(name).name
 
 
 def _format_row(fmt: Any) -> dict[str, Any]:
