@@ -555,15 +555,24 @@ class BatchRecorder:
     """
 
     def __init__(
-        self, catalog: Catalog, *, max_files: int = 100, max_seconds: float = 0.5, background: bool = True
+        self,
+        catalog: Catalog,
+        *,
+        max_files: int = 100,
+        max_seconds: float = 0.5,
+        background: bool = True,
+        on_committed: Callable[[list[FileOutcome]], None] | None = None,
     ) -> None:
         self.catalog = catalog
         self.max_files = max_files
         self.max_seconds = max_seconds
+        self.on_committed = on_committed
+        """Called in the caller's thread with each batch once it is committed (a file the
+        database refused is ``failed`` by then)."""
         self._pending: list[FileOutcome] = []
         self._started = 0.0
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="catalog-writer") if background else None
-        self._in_flight: Future[None] | None = None
+        self._in_flight: tuple[Future[None], list[FileOutcome]] | None = None
         self.waited_ms = 0.0
         self.busy_ms = 0.0
         self.cpu_ms = 0.0
@@ -599,17 +608,24 @@ class BatchRecorder:
             start = time.perf_counter()
             self._write(batch)
             self.waited_ms += (time.perf_counter() - start) * 1000.0
+            self._committed(batch)
         else:
-            self._in_flight = self._pool.submit(self._write, batch)
+            self._in_flight = (self._pool.submit(self._write, batch), batch)
 
     def _wait(self) -> None:
-        future, self._in_flight = self._in_flight, None
-        if future is not None:
+        in_flight, self._in_flight = self._in_flight, None
+        if in_flight is not None:
+            future, batch = in_flight
             start = time.perf_counter()
             try:
                 future.result()
             finally:
                 self.waited_ms += (time.perf_counter() - start) * 1000.0
+            self._committed(batch)
+
+    def _committed(self, batch: list[FileOutcome]) -> None:
+        if self.on_committed is not None:
+            self.on_committed(batch)
 
     def close(self) -> None:
         """Drop what was not handed over (after an error: those files are redone by the next run);

@@ -16,7 +16,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -222,14 +222,26 @@ def migrate(
     )
     summary = RunSummary()
     seen: set[str] = set()
-    recorder = BatchRecorder(catalog)
-    try:
-        for outcome in _outcomes(config, files, jobs):
-            recorder.add(outcome)
+    # Files are counted in order once their batch is committed: a file the database
+    # refuses is only known to have failed then.
+    uncounted: deque[FileOutcome] = deque()
+
+    def count_until(last: FileOutcome | None) -> None:
+        while uncounted:
+            outcome = uncounted.popleft()
             summary.add(outcome, seen)
             if progress is not None:
                 progress(outcome, summary)
+            if outcome is last:
+                return
+
+    recorder = BatchRecorder(catalog, on_committed=lambda batch: count_until(batch[-1]))
+    try:
+        for outcome in _outcomes(config, files, jobs):
+            uncounted.append(outcome)
+            recorder.add(outcome)
         recorder.flush()
+        count_until(None)
     finally:
         recorder.close()
         # what the run waited for; the writer thread's own time overlaps the other phases

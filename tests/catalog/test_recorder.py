@@ -34,6 +34,33 @@ def test_a_refused_value_fails_only_its_file(tmp_path: Path, pg_url: str) -> Non
     assert outcomes[3].status == "failed"
 
 
+@pytest.mark.postgres
+@pytest.mark.parametrize("background", [True, False])
+def test_batches_are_reported_once_committed_with_refused_files_failed(
+    tmp_path: Path, pg_url: str, background: bool
+) -> None:
+    """``migrate`` counts a file from ``on_committed``: by then a refused file is failed, not imported."""
+    catalog = open_catalog(pg_url)
+    config = RunConfig(targets=("ccv3",), out_dir=tmp_path / "out", data_dir=catalog.data_dir)
+    outcomes = [process_file(config, p) for p in make_folder(tmp_path / "in", 5)]
+    outcomes[1].format = "x" * 100  # wider than source_files.format: PostgreSQL refuses it
+    seen: list[tuple[str, str]] = []
+    recorder = BatchRecorder(
+        catalog,
+        max_files=2,
+        max_seconds=60,
+        background=background,
+        on_committed=lambda batch: seen.extend((str(o.path), o.status) for o in batch),
+    )
+    for outcome in outcomes:
+        recorder.add(outcome)
+    recorder.flush()
+    recorder.close()
+    catalog.dispose()
+    assert [path for path, _ in seen] == [str(o.path) for o in outcomes]
+    assert [status for _, status in seen] == ["imported", "failed", "imported", "imported", "imported"]
+
+
 def test_an_uncommitted_batch_leaves_nothing_behind(tmp_path: Path, sqlite_url: str) -> None:
     catalog = open_catalog(sqlite_url)
     config = RunConfig(targets=("ccv3",), out_dir=tmp_path / "out", data_dir=catalog.data_dir)
