@@ -83,7 +83,7 @@ class JSRegex:
 
     def test(self, text: str, timeout: float = DEFAULT_TIMEOUT) -> bool:
         """``RegExp.prototype.test`` from lastIndex 0. Raises TimeoutError past ``timeout``."""
-        if self.units and _ASTRAL.search(text):
+        if self.units and not text.isascii() and _ASTRAL.search(text):
             text = utf16_units(text)  # without u, JavaScript matches UTF-16 code units
         if self.prefilter is not None and self.prefilter.search(text, timeout=timeout) is None:
             return False
@@ -140,11 +140,6 @@ def translate(pattern: str, flags: str = "") -> str:
     return _Translator(pattern, flags).run()
 
 
-def count_groups(pattern: str) -> int:
-    """Capturing groups in a pattern (``(`` not followed by ``?``, and ``(?<name>``)."""
-    return len(_capturing_groups(pattern))
-
-
 def _capturing_groups(pattern: str) -> list[str]:
     """The capturing groups in order, each by its name ("" when unnamed)."""
     groups: list[str] = []
@@ -194,9 +189,7 @@ class _Translator:
             raise JSSyntaxError("duplicate capture group name")
         # With u and i, JavaScript's \w, \b also take the characters that fold into [A-Za-z0-9_].
         self.word = _WORD + ("\\u017f\\u212a" if self.unicode and self.fold is not None else "")
-        self.not_word = (
-            "\\x00-/:-@\\[-^`{-\\u017e\\u0180-\\u2129\\u212b-\\U0010ffff" if self.word != _WORD else _NOT_WORD_CLASS
-        )
+        self.not_word = _NOT_WORD_FOLDED if self.word != _WORD else _NOT_WORD_CLASS
 
     def run(self) -> str:
         out: list[str] = []

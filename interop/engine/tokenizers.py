@@ -34,7 +34,6 @@ _PIECES = regex.compile(
     r"""| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
 )
 _PIECE_COSTS: dict[str, int] = {}  # piece -> whole tokens, shared by all ApproxTokenizers
-_ASTRAL = regex.compile("[\U00010000-\U0010ffff]")
 _WIDE = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\p{Thai}]")
 
 
@@ -134,7 +133,7 @@ class CharsTokenizer:
             return len(text.encode("utf-8", "surrogatepass"))
         if self.unit == "codepoints":
             return len(text)
-        return len(text) + len(_ASTRAL.findall(text))  # each astral character is a surrogate pair
+        return len(text.encode("utf-16-le", "surrogatepass")) // 2  # JavaScript's length: UTF-16 code units
 
     def count(self, text: str) -> int:
         return math.ceil(self.length(text) / self.ratio) if text else 0
