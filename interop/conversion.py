@@ -41,3 +41,12 @@ def convert_document(
 def output_name(source_name: str, target: str) -> str:
     """The default output file name: ``<source stem>.<target><target suffix>`` (``card.ccv3.json``)."""
     return f"{PurePath(source_name).stem}.{target}{get_format(target).suffix}"
+
+
+def strict_reason(report: FidelityReport) -> str:
+    """Why ``--strict`` / ``strict=true`` refuses a conversion (the report ``has_losses``)."""
+    counts = report.counts
+    return (
+        f"strict: {counts['approximated']} approximated and {counts['lost']} lost field(s), "
+        f"{report.app_losses} setting(s) the target app loads differently"
+    )

@@ -66,8 +66,6 @@ class _SqliteStatements:
             self.select_ids[name] = select(table.c.id, table.c[key]).where(
                 table.c[key].in_(bindparam("keys", expanding=True))
             )
-        self.insert = {name: Base.metadata.tables[name].insert() for name in ("lorebook_entries", "card_tags")}
-        self.link = {name: insert(Base.metadata.tables[name]).on_conflict_do_nothing() for name in _LINKS}
 
         source = SourceFile.__table__
         stmt = insert(source)
@@ -88,10 +86,6 @@ class _SqliteStatements:
             },
         ).returning(migration.c.id, migration.c.source_file_id, migration.c.target)
         report = FidelityReport.__table__
-        stmt = insert(report)
-        self.report = stmt.on_conflict_do_update(
-            index_elements=["migration_id"], set_={k: stmt.excluded[k] for k in _REPORT_UPDATE}
-        )
         self.drop_reports = delete(report).where(report.c.migration_id.in_(bindparam("ids", expanding=True)))
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from ..api import read
-from ..conversion import convert_document, output_name
+from ..conversion import convert_document, output_name, strict_reason
 from ..fidelity.render import summary_lines
 from ..io import write_atomic
 from . import EXIT_CHECK_FAILED
@@ -102,11 +102,5 @@ def command(
         text = json.dumps(report.to_json(), ensure_ascii=False, indent=2) + "\n"
         write_atomic(Path(report_path), text.encode("utf-8"), inputs=[*inputs, out])
     if strict and report.has_losses:
-        counts = report.counts
-        click.secho(
-            f"strict: {counts['approximated']} approximated and {counts['lost']} lost field(s), "
-            f"{report.app_losses} setting(s) the target app loads differently",
-            fg="red",
-            err=True,
-        )
+        click.secho(strict_reason(report), fg="red", err=True)
         raise SystemExit(EXIT_CHECK_FAILED)

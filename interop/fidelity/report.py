@@ -457,6 +457,8 @@ def _apply_findings(report: FidelityReport, found: list[Any], *, quiet: bool = F
 def _apply_app_verdict(report: FidelityReport, verdict: AppVerdict) -> None:
     """An app's findings worsen the items they name, except a ``stashed`` item: its mapping
     rule already says the app keeps the value without using it (the finding becomes a note)."""
+    if not verdict.findings:
+        return  # the usual case: no index to build
     index = {item.path: i for i, item in enumerate(report.items)}
     kept = []
     for finding in verdict.findings:

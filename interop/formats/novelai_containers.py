@@ -172,13 +172,14 @@ def _read_story(data: bytes, ctx: ReadContext) -> Document:
 
 
 def _write_story(doc: Document, ctx: WriteContext) -> bytes:
-    story = _write_nested(doc, "novelai-story", novelai_from_lorebook(as_lorebook(doc)))
+    lorebook = novelai_from_lorebook(as_lorebook(doc))
+    story = _write_nested(doc, "novelai-story", lorebook)
     if story is None and doc.format != "novelai-story":
         story = stashed_wrapper(to_v3(as_card(doc)), "story")
         if story is not None:
             content = story.setdefault("content", {})
             if isinstance(content, dict):
-                content["lorebook"] = novelai_from_lorebook(as_lorebook(doc))
+                content["lorebook"] = lorebook
     if story is None:
         raise ConversionError(
             "a NovelAI story can only be written back from a story export (it holds the story text); "

@@ -26,7 +26,7 @@ from ..catalog.pipeline import slug
 from ..catalog.queries import ItemRef, list_items, load_document, show_item, stats
 from ..catalog.search import search_entries
 from ..containers.charx import find_zip, read_zip
-from ..conversion import convert_document, output_name
+from ..conversion import convert_document, output_name, strict_reason
 from ..document import Document
 from ..engine import PROFILES, chat_from_transcript
 from ..engine.sidebyside import side_by_side
@@ -171,9 +171,11 @@ def convert(
     name = output_name(upload.name, target)
     counts = report.counts
     if strict and report.has_losses:
-        reason = f"strict: {counts['approximated']} approximated and {counts['lost']} lost field(s)"
         return JSONResponse(
-            {"error": {"file": upload.name, "location": None, "reason": reason}, "report": report.to_json()},
+            {
+                "error": {"file": upload.name, "location": None, "reason": strict_reason(report)},
+                "report": report.to_json(),
+            },
             status_code=422,
         )
     if "application/json" in request.headers.get("accept", ""):

@@ -13,10 +13,10 @@ from .. import __version__
 from ..catalog.queries import ItemRef
 from ..engine import PROFILES
 from ..formats.registry import writable_formats
+from ..mappings import FATES
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
-FATES = ("kept", "translated", "stashed", "approximated", "lost")
 
 
 def _context(request: Request, page: str, **extra: Any) -> dict[str, Any]:

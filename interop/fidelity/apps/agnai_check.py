@@ -23,8 +23,7 @@ APP = "agnai"
 # Agnai field -> (card entry field, import default when absent)
 IMPORT = {"keywords": ("keys", None), "entry": ("content", None), "name": ("name", "Unnamed"),
           "priority": ("priority", 100), "weight": ("insertion_order", 100), "enabled": ("enabled", None)}
-CANONICAL = {"keywords": "keys", "entry": "content", "name": "name", "priority": "priority",
-             "weight": "insertion_order", "enabled": "enabled"}
+CANONICAL = {native: field for native, (field, _) in IMPORT.items()}
 
 
 def loaded(entry: dict[str, Any]) -> dict[str, Any]:
