@@ -38,7 +38,7 @@ from typing import Any
 from PIL import Image
 
 from interop.api import read_bytes
-from interop.formats.png_card import extract_card
+from interop.formats.ccv3.png_card import extract_card
 
 # --- corpus generation ----------------------------------------------------------------------
 

@@ -22,7 +22,7 @@ def as_card(doc: Document) -> Card:
     """
     if doc.card is not None:
         return doc.card
-    from .formats.novelai_card import card_of
+    from .formats.novelai.story_card import card_of
 
     mapped = card_of(doc)
     if mapped is not None:

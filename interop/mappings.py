@@ -36,6 +36,19 @@ class FieldMap:
     default: Any = None
     has_default: bool = False
     notes: str = ""
+    values: dict[str, Any] | None = None
+    """Enum fields: native value (as a JSON string key) -> canonical name, in native order."""
+    card_default: Any = None
+    has_card_default: bool = False
+    """What the app's card import fills in when the field is missing (may differ from ``default``)."""
+    world: Any = None
+    """How the platform's own lorebook file carries the field when it differs from ``native``."""
+    required: bool = False
+    """The native format (or the app's importer) needs the field present."""
+    transform: str = ""
+    """Name of the value rewrite between native and canonical (``interop.transforms``), if not a copy."""
+    order: int | None = None
+    """Position in the native object's own key order (writers emit fields in this order)."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +78,23 @@ class Mapping:
     fields: tuple[FieldMap, ...]
     targets: dict[str, tuple[TargetRule, ...]] = field(default_factory=dict)
     notes: str = ""
+    stash_why: dict[str, str] = field(default_factory=dict)
+    """Stash record -> why the value had to be stashed (reported and documented)."""
+
+    def native_order(self, level: Level) -> list[str]:
+        """Native field names of ``level`` in the native key order (fields with an ``order``)."""
+        ranked = [f for f in self.fields if f.level == level and f.order is not None]
+        return [f.native for f in sorted(ranked, key=lambda f: f.order or 0)]
+
+    def enum_values(self, level: Level, native: str) -> dict[str, Any]:
+        row = self.by_native(level, native)
+        return dict(row.values or {}) if row is not None else {}
+
+    def card_defaults(self, level: Level) -> dict[str, Any]:
+        return {f.native: f.card_default for f in self.fields if f.level == level and f.has_card_default}
+
+    def required_fields(self, level: Level) -> list[str]:
+        return [f.native for f in self.fields if f.level == level and f.required]
 
     def fields_at(self, level: Level) -> list[FieldMap]:
         return [f for f in self.fields if f.level == level]
@@ -114,6 +144,13 @@ def _parse(raw: dict[str, Any], source: str) -> Mapping:
                 default=f.get("default"),
                 has_default="default" in f,
                 notes=f.get("notes", ""),
+                values=f.get("values"),
+                card_default=f.get("card_default"),
+                has_card_default="card_default" in f,
+                world=f.get("world"),
+                required=bool(f.get("required", False)),
+                transform=f.get("transform", ""),
+                order=f.get("order"),
             )
             for f in raw.get("fields", [])
         )
@@ -137,6 +174,7 @@ def _parse(raw: dict[str, Any], source: str) -> Mapping:
         fields=fields,
         targets=targets,
         notes=raw.get("notes", ""),
+        stash_why=dict(raw.get("stash_why", {})),
     )
 
 

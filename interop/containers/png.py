@@ -411,3 +411,27 @@ def splice_text_chunks(
         pieces.append(make_chunk("IEND", b""))
     pieces.append(view[found.end :])
     return b"".join(pieces)
+
+
+# --- card chunk keywords (every app's PNG card uses these names) ---------------
+
+CARD_KEYS = ("ccv3", "chara")  # preference order
+ASSET_PREFIXES = ("chara-ext-asset_:", "chara-ext-asset_")
+
+
+def is_card_keyword(keyword: str) -> bool:
+    return keyword.lower() in CARD_KEYS
+
+
+def asset_name(keyword: str) -> str | None:
+    """``N`` for a ``chara-ext-asset_:N`` / ``chara-ext-asset_N`` keyword, else None."""
+    lowered = keyword.lower()
+    for prefix in ASSET_PREFIXES:
+        if lowered.startswith(prefix) and len(keyword) > len(prefix):
+            return keyword[len(prefix) :]
+    return None
+
+
+def is_stale_keyword(keyword: str) -> bool:
+    """Chunks a card write replaces: the card itself and its embedded assets."""
+    return is_card_keyword(keyword) or asset_name(keyword) is not None

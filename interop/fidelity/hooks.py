@@ -12,13 +12,13 @@ Register more with ``register_hook(platform, hook)``.
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from ..document import Document
+from ..formats.registry import get_platform
 from ..mappings import Fate
 from .paths import Path
 
@@ -43,14 +43,12 @@ def hooks_for(platform: str) -> list[Hook]:
     return list(_HOOKS.get(platform, ()))
 
 
-def adapter_function(module: str, name: str) -> Callable[..., Any] | None:
-    """``interop.formats.<module>.<name>`` if that adapter is installed and has it."""
+def platform_service(platform: str, name: str) -> Callable[..., Any] | None:
+    """A platform's named function from the registry, if that platform is installed and offers it."""
     try:
-        mod = importlib.import_module(f"interop.formats.{module}")
-    except ImportError:
+        return get_platform(platform).service(name)
+    except KeyError:
         return None
-    func = getattr(mod, name, None)
-    return func if callable(func) else None
 
 
 def findings(source: Document, target_format: str, platform: str, output: Document | None) -> list[Finding]:
@@ -66,10 +64,10 @@ def findings(source: Document, target_format: str, platform: str, output: Docume
 def _agnai_keys(source: Document, target_format: str, output: Document | None) -> list[Finding]:
     """Keys Agnai would mangle (regex, stripped characters, wildcards, word boundaries).
 
-    ``agnai_key_hazards(book)`` (interop.formats.agnai) lists them per key as
+    ``agnai_key_hazards(book)`` (interop.formats.agnai.memory) lists them per key as
     ``entries[i].keys[j]``; the report's field is the whole key list of entry i.
     """
-    hazards_of = adapter_function("agnai", "agnai_key_hazards")
+    hazards_of = platform_service("agnai", "agnai_key_hazards")
     book = source.book
     if hazards_of is None or book is None:
         return []
@@ -105,9 +103,9 @@ def _sillytavern_conflicts(source: Document, target_format: str, output: Documen
     """Entries whose SillyTavern flat ``extensions`` keys disagree with the namespace or the spec field.
 
     SillyTavern reads the flat keys, so the other value has no effect there
-    (``normalize_card_book`` in interop.formats.sillytavern lists the conflicts).
+    (``normalize_card_book`` in interop.formats.sillytavern.adapter lists the conflicts).
     """
-    normalize = adapter_function("sillytavern", "normalize_card_book")
+    normalize = platform_service("sillytavern", "normalize_card_book")
     book = source.book
     if normalize is None or book is None:
         return []

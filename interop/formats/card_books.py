@@ -18,8 +18,9 @@ from ..document import Document
 from ..memo import memoized
 from ..model import Card, Lorebook, LorebookEntry
 from ..model.versions import spec_of
+from ..transforms.st_risu import add_card_line
 from .card_dates import DATE_FIELDS, record_of, restored_dates, translated_dates
-from .risu_decorators import add_card_line
+from .registry import get_platform
 
 # CCv3 card fields every card must have (character-card-v3.txt) and the empty value a
 # conversion writes when the source lacks one (the fidelity report lists them as added).
@@ -74,8 +75,7 @@ def _dates_for(card: Card, source_format: str, target: str) -> dict[str, Any]:
 
 def book_for(doc: Document, target: str, book: Lorebook | None = None) -> Lorebook:
     """``as_lorebook(doc)`` made ST-readable, unless ``doc`` is already in ``target``."""
-    from .sillytavern import st_readable_book
-
+    st_readable_book = get_platform("sillytavern").services["st_readable_book"]
     book = as_lorebook(doc) if book is None else book
     if doc.format == target:
         return book

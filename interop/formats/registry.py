@@ -1,8 +1,11 @@
-"""The one registry of formats: each format registers a detector, a reader and a writer.
+"""The one registry of platforms and their formats.
 
-A format module calls ``register(Format(...))`` at import time; ``interop.formats``
-imports every format module once. Adding a platform means adding one module
-here, one mapping table in ``mappings/`` and one test file.
+Each platform package (``interop/formats/<platform>/``) registers, from its
+``__init__.py``, one ``Platform`` and its ``Format``s (detector, reader, writer).
+``interop.formats.load_all`` imports every such package once (found on disk and
+through the ``interop.platforms`` entry point group), so adding a platform means
+adding one package, one mapping table in ``mappings/`` and one test file.
+Code outside a platform package reaches a platform only through this registry.
 """
 
 from __future__ import annotations
@@ -95,8 +98,35 @@ class Format:
     aliases: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class Platform:
+    """What the rest of interop may know about one platform, registered next to its formats.
+
+    Every hook is optional: a platform with formats only needs ``name`` and ``title``.
+    """
+
+    name: str
+    title: str
+    rank: int = 100
+    """Listing order among platforms (lower first); new platforms list after the built-in ones."""
+    book_to_native: Callable[[Any], Any] | None = None
+    """Canonical ``Lorebook`` -> the native lorebook object the app's engine reads (engine profiles)."""
+    book_from_native: Callable[[Any], Any] | None = None
+    """Native lorebook object -> canonical ``Lorebook``."""
+    native_book_kind: Callable[[Any], bool] | None = None
+    """True when a parsed JSON value already has this platform's native lorebook shape."""
+    hazards: Callable[[Any], Any] | None = None
+    """Canonical ``Lorebook`` -> ``Conflict`` records: what the app would read differently (fidelity)."""
+    services: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    """Named functions other layers may call by name through the registry (never by module path)."""
+
+    def service(self, name: str) -> Callable[..., Any] | None:
+        return self.services.get(name)
+
+
 _FORMATS: dict[str, Format] = {}
 _ALIASES: dict[str, str] = {}
+_PLATFORMS: dict[str, Platform] = {}
 
 
 def register(fmt: Format) -> Format:
@@ -106,6 +136,44 @@ def register(fmt: Format) -> Format:
     for alias in fmt.aliases:
         _ALIASES[alias] = fmt.name
     return fmt
+
+
+def register_platform(platform: Platform, *formats: Format) -> Platform:
+    """Register ``platform`` and its formats (each format's ``platform`` must name it)."""
+    if platform.name in _PLATFORMS:
+        raise ValueError(f"platform {platform.name!r} registered twice")
+    for fmt in formats:
+        if fmt.platform != platform.name:
+            raise ValueError(f"format {fmt.name!r} belongs to {fmt.platform!r}, not {platform.name!r}")
+    _PLATFORMS[platform.name] = platform
+    for fmt in formats:
+        register(fmt)
+    return platform
+
+
+def unregister_platform(name: str) -> None:
+    """Forget a platform and its formats (tests that add a sample platform clean up with this)."""
+    _PLATFORMS.pop(name, None)
+    for fmt_name in [n for n, f in _FORMATS.items() if f.platform == name]:
+        fmt = _FORMATS.pop(fmt_name)
+        for alias in fmt.aliases:
+            _ALIASES.pop(alias, None)
+
+
+def get_platform(name: str) -> Platform:
+    from . import load_all
+
+    load_all()
+    if name not in _PLATFORMS:
+        raise KeyError(name)
+    return _PLATFORMS[name]
+
+
+def all_platforms() -> list[Platform]:
+    from . import load_all
+
+    load_all()
+    return sorted(_PLATFORMS.values(), key=lambda p: p.rank)
 
 
 def get_format(name: str) -> Format:
@@ -119,10 +187,12 @@ def get_format(name: str) -> Format:
 
 
 def all_formats() -> list[Format]:
+    """Every format, grouped by platform in platform order, each platform's in registration order."""
     from . import load_all
 
     load_all()
-    return list(_FORMATS.values())
+    rank = {p.name: p.rank for p in _PLATFORMS.values()}
+    return sorted(_FORMATS.values(), key=lambda f: rank.get(f.platform, 100))
 
 
 def writable_formats() -> list[Format]:

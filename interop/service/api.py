@@ -34,7 +34,7 @@ from ..engine.sources import book_from_bytes
 from ..errors import FormatError, InteropError
 from ..fidelity.entrydiff import diff_documents
 from ..fidelity.roundtrip import roundtrip
-from ..formats.png_card import main_icon
+from ..formats.card_image import main_icon
 from ..formats.registry import all_formats, get_format, writable_formats
 from ..inspection import summarize
 from ..limits import Limits

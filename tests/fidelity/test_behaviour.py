@@ -55,7 +55,7 @@ def test_same_platform_has_no_behaviour_items() -> None:
 
 
 def test_platform_without_profile_is_a_warning() -> None:
-    pytest.importorskip("interop.formats.novelai")
+    pytest.importorskip("interop.formats.novelai.lorebook")
     report = fidelity_report(book_doc(), "novelai-lorebook", chats=[chat_from_records(RECORDS)])
     assert any("no activation profile for novelai" in w for w in report.warnings)
 

@@ -170,7 +170,7 @@ def test_fates_combine_data_and_table(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_hooks_can_only_make_a_fate_worse(monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("interop.formats.agnai")
+    pytest.importorskip("interop.formats.agnai.memory")
 
     def hook(source: Document, target: str, output: Document | None) -> list[Finding]:
         assert output is not None and output.format == "agnai-book"
@@ -193,7 +193,7 @@ def test_hooks_can_only_make_a_fate_worse(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_same_platform_keeps_what_the_table_calls_approximated() -> None:
-    pytest.importorskip("interop.formats.agnai")
+    pytest.importorskip("interop.formats.agnai.memory")
     # Written by Agnai and read by Agnai again: the regex key and the constant
     # behave as they did in the source (the same app), so nothing is approximated.
     agnai = read_bytes(write(card_doc(), "agnai-book"), filename="book.json")
@@ -207,7 +207,7 @@ def test_same_platform_keeps_what_the_table_calls_approximated() -> None:
 
 
 def test_agnai_key_hazards_hook_marks_regex_keys() -> None:
-    pytest.importorskip("interop.formats.agnai")
+    pytest.importorskip("interop.formats.agnai.memory")
     report = fidelity_report(card_doc(), "agnai-book")
     keys = report.item("entry[1].keys")
     assert keys.fate in ("approximated", "lost")
@@ -288,7 +288,7 @@ def test_asset_descriptor_that_follows_its_file_is_translated() -> None:
 
 
 def test_sillytavern_hook_maps_flat_key_conflicts_to_fields() -> None:
-    pytest.importorskip("interop.formats.sillytavern")
+    pytest.importorskip("interop.formats.sillytavern.adapter")
     from interop.fidelity.hooks import _sillytavern_conflicts
 
     book = Lorebook.model_validate(
@@ -315,7 +315,7 @@ def test_write_only_target_is_read_back_by_detection(monkeypatch: pytest.MonkeyP
 
     from interop.formats import registry
 
-    pytest.importorskip("interop.formats.sillytavern")
+    pytest.importorskip("interop.formats.sillytavern.adapter")
     # A SillyTavern card is V2 JSON: without its own reader it is read back as ccv2.
     st_card = registry.get_format("sillytavern-card")
     monkeypatch.setitem(registry._FORMATS, "sillytavern-card", dataclasses.replace(st_card, read=None))

@@ -20,7 +20,8 @@ from interop.cli import cli
 from interop.convert import as_card
 from interop.document import Document
 from interop.errors import InvalidCardError
-from interop.formats.agnai import (
+from interop.formats.agnai.character import agnai_from_card, agnai_v2_card, card_from_agnai, render_persona
+from interop.formats.agnai.memory import (
     STASH,
     agnai_entry_hazards,
     agnai_key_hazards,
@@ -28,7 +29,6 @@ from interop.formats.agnai import (
     lorebook_from_memory_book,
     memory_book_from_lorebook,
 )
-from interop.formats.agnai_character import agnai_from_card, agnai_v2_card, card_from_agnai, render_persona
 from interop.model import Card, Lorebook
 from interop.model.versions import to_v2
 from tests.conftest import PROJECT_CORPUS, corpus_params, project_files, shared_files

@@ -20,7 +20,7 @@ from interop.api import detect, read, read_bytes, write
 from interop.cli import cli
 from interop.containers.png import text_chunks
 from interop.errors import ConversionError, InteropError, InvalidCardError
-from interop.formats.novelai import KEY_SYNTAX, lorebook_from_novelai, novelai_from_lorebook, translated_keys
+from interop.formats.novelai.lorebook import KEY_SYNTAX, lorebook_from_novelai, novelai_from_lorebook, translated_keys
 from interop.model import Lorebook, LorebookEntry
 from tests.conftest import PROJECT_CORPUS, corpus_params, project_files, shared_files
 from tests.strategies import json_value

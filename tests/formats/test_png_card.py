@@ -17,11 +17,12 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from interop.api import detect, detect_all, read_bytes, write
-from interop.containers.png import iter_chunks, text_chunks
+from interop.containers.png import is_stale_keyword, iter_chunks, text_chunks
 from interop.document import Document
 from interop.errors import CorruptInputError, FormatError, InteropError, LimitExceededError, UnknownFormatError
-from interop.formats import png_card
-from interop.formats.png_card import BACKFILL_NOTICE, default_avatar, extract_card, is_stale_keyword
+from interop.formats.card_image import default_avatar
+from interop.formats.ccv3 import png_card
+from interop.formats.ccv3.png_card import BACKFILL_NOTICE, extract_card
 from interop.formats.registry import WriteContext, get_format
 from interop.jsonio import load_json
 from interop.model import Card, Lorebook

@@ -14,8 +14,8 @@ from interop import api
 from interop.cli import cli
 from interop.document import Document
 from interop.errors import InvalidCardError
-from interop.formats import sillytavern as st
-from interop.formats.sillytavern_model import entry_ext
+from interop.formats.sillytavern import adapter as st
+from interop.formats.sillytavern.model import entry_ext
 from interop.model import Card, Lorebook
 from tests.conftest import PROJECT_CORPUS, corpus_params, project_files, shared_files
 
@@ -541,7 +541,7 @@ def test_sillytavern_card_output_is_read_and_written_back_identically(path: Path
 @pytest.mark.parametrize("path", corpus_params(ALL_WORLDS, "SillyTavern world info"))
 def test_namespace_is_fully_typed(path: Path) -> None:
     """Every key we store under extensions.sillytavern is a declared, well-typed field."""
-    from interop.formats.sillytavern_model import STEntryExt, STLorebookExt, book_ext
+    from interop.formats.sillytavern.model import STEntryExt, STLorebookExt, book_ext
 
     book = st.lorebook_from_world(load(path))
     card = json.loads(api.write(api.read(path), "sillytavern-card"))

@@ -73,7 +73,7 @@ class AgnaiProfile(Profile):
         entries: list[dict[str, Any]] = []
         ids: list[str] = []
         patterns: list[list[tuple[str, regex.Pattern[str] | None]]] = []
-        for name, book in native_books(books, "agnai", "memory_book_from_lorebook", self.name):
+        for name, book in native_books(books, self.name):
             if not isinstance(book, dict) or not isinstance(book.get("entries"), list):
                 raise InvalidCardError("an Agnai memory book needs an 'entries' list", file=name)
             if isinstance(book.get("name"), str) and book["name"] and name.startswith("book"):

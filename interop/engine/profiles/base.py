@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import importlib
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ...errors import ConversionError
+from ...formats.registry import get_platform
 from ...model import Lorebook
 from ..chat import Chat
 from ..jsvalue import js_trim
@@ -45,29 +45,25 @@ class Profile(ABC):
     ) -> Result: ...
 
 
-def adapter_convert(book: Lorebook, module: str, function: str, platform: str) -> Any:
-    """Convert a canonical lorebook to ``platform``'s native shape with its adapter.
+def adapter_convert(book: Lorebook, platform: str) -> Any:
+    """Convert a canonical lorebook to ``platform``'s native shape with its adapter (found in the registry).
 
     The engine never carries its own converter: a migrated file must be judged
     exactly as the adapter writes it.
     """
     try:
-        adapter = importlib.import_module(f"interop.formats.{module}")
-    except ImportError as exc:
-        raise ConversionError(
-            f"the {platform} adapter (interop.formats.{module}) is not available, so a canonical lorebook "
-            f"cannot be evaluated with the {platform} profile; pass a native {platform} lorebook instead ({exc})"
-        ) from None
-    convert = getattr(adapter, function, None)
+        convert = get_platform(platform).book_to_native
+    except KeyError:
+        convert = None
     if convert is None:
         raise ConversionError(
-            f"interop.formats.{module} has no {function}(); cannot evaluate a canonical lorebook "
-            f"with the {platform} profile"
+            f"no {platform} adapter converts a canonical lorebook, so it cannot be evaluated with the "
+            f"{platform} profile; pass a native {platform} lorebook instead"
         )
     return convert(book)
 
 
-def native_books(books: Sequence[Any], module: str, function: str, platform: str) -> Iterator[tuple[str, Any]]:
+def native_books(books: Sequence[Any], platform: str) -> Iterator[tuple[str, Any]]:
     """``(name, native book)`` for each input book of a profile.
 
     An input is a native object (named ``book<N>``), a ``(name, book)`` pair, or a
@@ -80,7 +76,7 @@ def native_books(books: Sequence[Any], module: str, function: str, platform: str
         if isinstance(book, Lorebook):
             if isinstance(book.name, str) and book.name:
                 name = book.name
-            book = adapter_convert(book, module, function, platform)
+            book = adapter_convert(book, platform)
         yield name, book
 
 

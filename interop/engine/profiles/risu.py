@@ -91,7 +91,7 @@ class RisuProfile(Profile):
 
     def to_lists(self, books: Sequence[Any]) -> list[tuple[str, list[dict[str, Any]]]]:
         out: list[tuple[str, list[dict[str, Any]]]] = []
-        for name, book in native_books(books, "risu", "risu_entries_from_lorebook", self.name):
+        for name, book in native_books(books, self.name):
             if isinstance(book, dict) and book.get("type") == "risu" and isinstance(book.get("data"), list):
                 book = book["data"]
             if not isinstance(book, list) or not all(isinstance(e, dict) for e in book):

@@ -388,7 +388,7 @@ class SillyTavernProfile(Profile):
 
     def to_books(self, books: Sequence[Any]) -> list[STBook]:
         out: list[STBook] = []
-        for number, (name, book) in enumerate(native_books(books, "sillytavern", "world_from_lorebook", self.name)):
+        for number, (name, book) in enumerate(native_books(books, self.name)):
             if isinstance(book, STBook):
                 out.append(book)
             elif isinstance(book, dict):

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...document import Document
-from ...formats.agnai import memory_book_from_lorebook
+from ...formats.agnai.memory import memory_book_from_lorebook
 from ..hooks import Finding
 from .card_books import open_verdict
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from ...document import Document
 from ...formats.registry import get_format
-from ...formats.sillytavern import FIELDS, POSITION_NAMES, world_from_lorebook
+from ...formats.sillytavern.adapter import FIELDS, POSITION_NAMES, world_from_lorebook
 from ...memo import memoized
 from ..hooks import Finding
 from . import sillytavern as st

@@ -21,18 +21,19 @@ import json
 from dataclasses import astuple
 from typing import Any
 
-from ..errors import InteropError
-from ..model import Lorebook
-from . import risu_decorators as deco
-from .sillytavern import (
-    card_book_from_lorebook,
-    flat_keys,
-    lorebook_from_world,
-    normalize_card_book,
-    world_from_lorebook,
-)
+from ...errors import InteropError
+from ...model import Lorebook
+from ...transforms import st_risu as deco
+from ..registry import get_platform
 
 ST = "sillytavern"
+
+
+def _st(name: str):
+    """A SillyTavern adapter function: filler is recognised by running ST's writer, never a copy of it."""
+    service = get_platform(ST).service(name)
+    assert service is not None, f"the sillytavern platform has no {name}"
+    return service
 CARD_WRITER_RECORDS = ("added_fields", "world_extensions")
 ST_ENTRY_CONTAINERS = ("extensions.sillytavern", "extensions.sillytavern.entry")
 # Filled from the entry's place in the book, not from the entry: any value is the writer's.
@@ -62,7 +63,7 @@ def _before_st(entry: dict[str, Any], record: dict[str, Any]) -> dict[str, Any] 
     probe = copy.deepcopy(entry)
     probe_ext = probe["extensions"]
     probe_ext.pop(ST, None)
-    for key in flat_keys():
+    for key in _st("flat_keys")():
         probe_ext.pop(key, None)
     fields = record.get("fields")
     for path in fields if isinstance(fields, dict) else {}:
@@ -75,17 +76,17 @@ def _before_st(entry: dict[str, Any], record: dict[str, Any]) -> dict[str, Any] 
 
 
 def _filled_by_world(entry: dict[str, Any], probe: dict[str, Any]) -> bool:
-    written = world_from_lorebook(Lorebook.model_validate({"entries": [probe]}))
-    back = lorebook_from_world(written).entries[0].dump().get("extensions")
+    written = _st("world_from_lorebook")(Lorebook.model_validate({"entries": [probe]}))
+    back = _st("lorebook_from_world")(written).entries[0].dump().get("extensions")
     return _comparable(back) == _comparable(entry.get("extensions"))
 
 
 def _filled_by_card(entry: dict[str, Any], probe: dict[str, Any]) -> bool:
     """The card flavour, read as a plain card (flat keys) or by ST's card reader (flat keys and namespace)."""
-    written = card_book_from_lorebook(Lorebook.model_validate({"entries": [probe]}))["entries"][0]
+    written = _st("card_book_from_lorebook")(Lorebook.model_validate({"entries": [probe]}))["entries"][0]
     plain = Lorebook.model_validate({"entries": [written]})
     current = _comparable(entry.get("extensions"))
-    for book in (plain, normalize_card_book(plain, keep_flat=True)[0]):
+    for book in (plain, _st("normalize_card_book")(plain, keep_flat=True)[0]):
         if _comparable(book.entries[0].dump().get("extensions")) == current:
             return True
     return False
@@ -96,7 +97,7 @@ def drop_st_filler(entry: dict[str, Any], record: Any) -> None:
     if not isinstance(record, dict) or not set(ST_ENTRY_CONTAINERS) <= set(record.get("created") or ()):
         return  # the Risu entry had a SillyTavern namespace of its own: every value may be real
     ext = entry.get("extensions")
-    if not isinstance(ext, dict) or (ST not in ext and not any(key in ext for key in flat_keys())):
+    if not isinstance(ext, dict) or (ST not in ext and not any(key in ext for key in _st("flat_keys")())):
         return
     probe = _before_st(entry, record)
     if probe is None:

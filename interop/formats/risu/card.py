@@ -23,7 +23,7 @@ import copy
 import dataclasses
 from typing import Any
 
-from ..containers.charx import (
+from ...containers.charx import (
     CARD_JSON,
     ZIP_DEFLATED,
     ZIP_STORED,
@@ -31,24 +31,23 @@ from ..containers.charx import (
     member_names,
     write_charx,
 )
-from ..containers.png import splice_text_chunks, text_chunks
-from ..containers.risum import MODULE_TYPE, read_risum, write_risum
-from ..document import Document
-from ..errors import FormatError, InteropError, InvalidCardError
-from ..jsonio import dump_json, load_json
-from ..limits import DEFAULT_LIMITS, Limits
-from ..model import Card, Lorebook
-from ..model.versions import check_spec_version, to_v3
-from .asset_origin import ORIGINS_MEMBER, load_origins, move, origins_bytes
-from .card_books import card_for
-from .card_json import card_from_json
-from .png_card import is_stale_keyword
-from .registry import Format, Probe, ReadContext, WriteContext, get_format, register
-from .risu import describe_risu_book
-from .risu_decorators import drop_empty
-from .risu_entries import NS, lorebook_from_risu_entries, risu_entries_from_lorebook
-from .risu_module import book_from_module, module_from_book
-from .risu_module import module_assets as records_of
+from ...containers.png import is_stale_keyword, splice_text_chunks, text_chunks
+from ...containers.risum import MODULE_TYPE, read_risum, write_risum
+from ...document import Document
+from ...errors import FormatError, InteropError, InvalidCardError
+from ...jsonio import dump_json, load_json
+from ...limits import DEFAULT_LIMITS, Limits
+from ...model import Card, Lorebook
+from ...model.versions import check_spec_version, to_v3
+from ...transforms.st_risu import drop_empty
+from ..asset_origin import ORIGINS_MEMBER, load_origins, move, origins_bytes
+from ..card_books import card_for
+from ..card_io import card_from_json
+from ..registry import Format, Probe, ReadContext, WriteContext, get_format, register
+from .entries import NS, lorebook_from_risu_entries, risu_entries_from_lorebook
+from .lorebook import describe_risu_book
+from .module import book_from_module, module_from_book
+from .module import module_assets as records_of
 
 MODULE_MEMBER = "module.risum"
 EMBED = "embeded://"

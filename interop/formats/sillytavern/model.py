@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model import CanonicalModel, Lenient, Lorebook, LorebookEntry
+from ...model import CanonicalModel, Lenient, Lorebook, LorebookEntry
 
 NAMESPACE = "sillytavern"
 Number = int | float

@@ -24,7 +24,7 @@ import unicodedata
 from collections import Counter
 from typing import Any
 
-from ..containers.charx import (
+from ...containers.charx import (
     CARD_JSON,
     ZIP_DEFLATED,
     ZIP_STORED,
@@ -33,17 +33,16 @@ from ..containers.charx import (
     read_charx,
     write_charx,
 )
-from ..containers.png import splice_text_chunks
-from ..document import Document
-from ..errors import InteropError
-from ..jsonio import dump_json, load_json
-from ..model import V3_SPEC
-from ..model.versions import check_spec_version, to_v3
-from .asset_origin import ORIGINS_MEMBER, load_origins, move, origin, origins_bytes
-from .card_books import card_for
-from .card_json import card_from_json
-from .png_card import is_stale_keyword
-from .registry import Format, Probe, ReadContext, WriteContext, register
+from ...containers.png import is_stale_keyword, splice_text_chunks
+from ...document import Document
+from ...errors import InteropError
+from ...jsonio import dump_json, load_json
+from ...model import V3_SPEC
+from ...model.versions import check_spec_version, to_v3
+from ..asset_origin import ORIGINS_MEMBER, load_origins, move, origin, origins_bytes
+from ..card_books import card_for
+from ..card_io import card_from_json
+from ..registry import Format, Probe, ReadContext, WriteContext, register
 
 FORMAT = "charx"
 EMBED = "embeded://"

@@ -17,18 +17,27 @@ import binascii
 import copy
 from typing import Any
 
-from ..containers.png import PNG_SIGNATURE, TextChunk, find_text, is_png, splice_text_chunks, text_chunks
-from ..convert import as_card, as_lorebook
-from ..document import Document
-from ..errors import ConversionError, CorruptInputError, InteropError, InvalidCardError
-from ..jsonio import dump_json, load_json
-from ..limits import Limits
-from ..model import as_str_list
-from ..model.versions import to_v3
-from .novelai import check_version, describe_book, lorebook_from_novelai, novelai_from_lorebook
-from .novelai_card import stashed_wrapper
-from .png_card import base_image, is_card_keyword, is_stale_keyword
-from .registry import Format, Probe, ReadContext, WriteContext, register
+from ...containers.png import (
+    PNG_SIGNATURE,
+    TextChunk,
+    find_text,
+    is_card_keyword,
+    is_png,
+    is_stale_keyword,
+    splice_text_chunks,
+    text_chunks,
+)
+from ...convert import as_card, as_lorebook
+from ...document import Document
+from ...errors import ConversionError, CorruptInputError, InteropError, InvalidCardError
+from ...jsonio import dump_json, load_json
+from ...limits import Limits
+from ...model import as_str_list
+from ...model.versions import to_v3
+from ..card_image import base_image
+from ..registry import Format, Probe, ReadContext, WriteContext, register
+from .lorebook import check_version, describe_book, lorebook_from_novelai, novelai_from_lorebook
+from .story_card import stashed_wrapper
 
 NAIDATA = "naidata"
 SCENARIO_VERSION = 1

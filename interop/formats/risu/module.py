@@ -23,13 +23,13 @@ import re
 import uuid
 from typing import Any
 
-from ..containers.risum import MODULE_TYPE, looks_like_risum, read_risum, write_risum
-from ..convert import as_lorebook
-from ..document import Document
-from ..errors import InvalidCardError
-from ..model import Lorebook
-from .registry import Format, Probe, ReadContext, WriteContext, register
-from .risu_entries import (
+from ...containers.risum import MODULE_TYPE, looks_like_risum, read_risum, write_risum
+from ...convert import as_lorebook
+from ...document import Document
+from ...errors import InvalidCardError
+from ...model import Lorebook
+from ..registry import Format, Probe, ReadContext, WriteContext, register
+from .entries import (
     NS,
     STASH,
     book_stash,
@@ -184,7 +184,7 @@ def _write(doc: Document, ctx: WriteContext) -> bytes:
 
 
 def _describe(doc: Document) -> dict[str, Any]:
-    from .risu import describe_risu_book
+    from .lorebook import describe_risu_book
 
     book = doc.book
     module = doc.native.get("module_json") if doc.format == "risum" else None

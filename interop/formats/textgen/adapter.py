@@ -27,14 +27,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..convert import as_card
-from ..document import Document
-from ..errors import InteropError, InvalidCardError
-from ..mappings import load
-from ..model import CardData
-from ..model.versions import imported_card, to_v3
-from ..yamlio import dump_yaml, load_yaml
-from .registry import Format, Probe, ReadContext, WriteContext, register
+from ...convert import as_card
+from ...document import Document
+from ...errors import InteropError, InvalidCardError
+from ...mappings import load
+from ...model import CardData
+from ...model.versions import imported_card, to_v3
+from ...yamlio import dump_yaml, load_yaml
+from ..registry import Format, Probe, ReadContext, WriteContext, register
 
 FORMAT = "textgen-yaml"
 NAMESPACE = "textgen"

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..document import Document
-from ..errors import InvalidCardError
-from ..mappings import load
-from ..model.versions import imported_card
-from .registry import Format, Probe, ReadContext, register
+from ...document import Document
+from ...errors import InvalidCardError
+from ...mappings import load
+from ...model.versions import imported_card
+from ..registry import Format, Probe, ReadContext, register
 
 FORMAT = "pygmalion-json"
 NAMESPACE = "pygmalion"

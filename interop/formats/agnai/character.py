@@ -23,13 +23,16 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..convert import as_card
-from ..document import Document
-from ..errors import InvalidCardError
-from ..jsonio import dump_json
-from ..model import V2_SPEC, V3_SPEC, Card, Lorebook
-from ..model.versions import V2_REQUIRED_DEFAULTS, spec_of, to_v2, to_v3
-from .agnai import (
+from ...convert import as_card
+from ...document import Document
+from ...errors import InvalidCardError
+from ...jsonio import dump_json
+from ...model import V2_SPEC, V3_SPEC, Card, Lorebook
+from ...model.versions import V2_REQUIRED_DEFAULTS, spec_of, to_v2, to_v3
+from ..card_books import card_for
+from ..card_io import card_from_json
+from ..registry import Format, Probe, ReadContext, WriteContext, register
+from .memory import (
     _MAPPING,
     ABSENT,
     NAMESPACE,
@@ -40,9 +43,6 @@ from .agnai import (
     memory_book_from_lorebook,
     restore_agnai_stash,
 )
-from .card_books import card_for
-from .card_json import card_from_json
-from .registry import Format, Probe, ReadContext, WriteContext, register
 
 KIND = "character"
 MARKERS = "$interop"

@@ -12,14 +12,14 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from ..convert import as_lorebook
-from ..document import Document
-from ..errors import InvalidCardError
-from ..jsonio import dump_json
-from ..model import Lorebook
-from .registry import Format, Probe, ReadContext, WriteContext, register
-from .risu_decorators import decorator_counts
-from .risu_entries import (
+from ...convert import as_lorebook
+from ...document import Document
+from ...errors import InvalidCardError
+from ...jsonio import dump_json
+from ...model import Lorebook
+from ...transforms.st_risu import decorator_counts
+from ..registry import Format, Probe, ReadContext, WriteContext, register
+from .entries import (
     NS,
     STASH,
     book_stash,
@@ -116,6 +116,3 @@ register(
         aliases=("risu",),
     )
 )
-
-# The other Risu formats register themselves on import.
-from . import risu_card, risu_module  # noqa: E402, F401

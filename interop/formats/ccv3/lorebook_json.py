@@ -6,13 +6,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..document import Document
-from ..errors import InvalidCardError
-from ..jsonio import dump_json
-from ..model import LOREBOOK_SPECS, Lorebook
-from .card_books import book_for
-from .card_json import _first_error
-from .registry import Format, Probe, ReadContext, WriteContext, register
+from ...document import Document
+from ...errors import InvalidCardError
+from ...jsonio import dump_json
+from ...model import LOREBOOK_SPECS, Lorebook
+from ..card_books import book_for
+from ..card_io import first_error
+from ..registry import Format, Probe, ReadContext, WriteContext, register
 
 
 def lorebook_from_json(value: Any, *, file: str | None = None, location: str | None = None) -> Lorebook:
@@ -21,7 +21,7 @@ def lorebook_from_json(value: Any, *, file: str | None = None, location: str | N
     try:
         return Lorebook.model_validate(value)
     except ValidationError as exc:
-        raise InvalidCardError(_first_error(exc), file=file, location=location) from None
+        raise InvalidCardError(first_error(exc), file=file, location=location) from None
 
 
 # --- lorebook_v3 wrapper -------------------------------------------------------

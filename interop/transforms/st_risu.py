@@ -39,6 +39,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..jsonvalue import drop_empty, get_path, has_path, pop_path, set_path
 from ..model.decorators import JS_WHITESPACE, Decorator, ParsedContent, parse_decorators
 
 ST_ENTRY = "extensions.sillytavern.entry"
@@ -83,53 +84,6 @@ LOGIC_BY_DECORATOR = {"exclude_keys_all": 1, "exclude_keys": 2, "additional_keys
 
 
 # --- dotted paths in plain dicts ----------------------------------------------
-
-
-def get_path(obj: dict[str, Any], path: str) -> Any:
-    node: Any = obj
-    for part in path.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return None
-        node = node[part]
-    return node
-
-
-def has_path(obj: dict[str, Any], path: str) -> bool:
-    node: Any = obj
-    for part in path.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return False
-        node = node[part]
-    return True
-
-
-def pop_path(obj: dict[str, Any], path: str) -> Any:
-    parent, _, last = path.rpartition(".")
-    node = get_path(obj, parent) if parent else obj
-    return node.pop(last) if isinstance(node, dict) else None
-
-
-def set_path(obj: dict[str, Any], path: str, value: Any, created: list[str] | None = None) -> bool:
-    """Set ``path``; False when an existing non-dict value is in the way. Records new containers in ``created``."""
-    node = obj
-    parts = path.split(".")
-    for i, part in enumerate(parts[:-1]):
-        if part not in node:
-            node[part] = {}
-            if created is not None:
-                created.append(".".join(parts[: i + 1]))
-        if not isinstance(node[part], dict):
-            return False
-        node = node[part]
-    node[parts[-1]] = value
-    return True
-
-
-def drop_empty(obj: dict[str, Any], containers: list[str]) -> None:
-    """Remove the listed containers again if they are empty (deepest first)."""
-    for path in sorted(containers, key=lambda p: -p.count(".")):
-        if get_path(obj, path) == {}:
-            pop_path(obj, path)
 
 
 # --- canonical -> Risu -------------------------------------------------------------

@@ -22,13 +22,14 @@ from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
-from ..convert import as_lorebook
-from ..document import Document
-from ..errors import InvalidCardError
-from ..jsonio import dump_json
-from ..mappings import load as load_mapping
-from ..model import Lorebook, as_str_list
-from .registry import Format, Probe, ReadContext, WriteContext, register
+from ...convert import as_lorebook
+from ...document import Document
+from ...errors import InvalidCardError
+from ...jsonio import dump_json
+from ...mappings import load as load_mapping
+from ...model import Lorebook, as_str_list
+from ...model.keys import is_regex_key
+from ..registry import Format, Probe, ReadContext, WriteContext, register
 
 NAMESPACE = "agnai"
 STASH = "interop_agnai"
@@ -403,7 +404,6 @@ def _usable(native: str, value: Any) -> Any:
 # --- keys Agnai would not match as written --------------------------------------
 
 _STRIPPED = set("\\^$+.()|[]{}_")
-_REGEX_KEY = re.compile(r"^/(.+)/([a-z]*)$", re.DOTALL)
 _ASCII_WORD = re.compile(r"[A-Za-z0-9_]")
 
 REASON_REGEX = (
@@ -434,9 +434,6 @@ class KeyHazard(NamedTuple):
         return "lost" if self.reason in _LOST else "approximated"
 
 
-def is_regex_key(key: str) -> bool:
-    """True for a key written ``/pattern/flags`` (the SillyTavern and NovelAI per-key regex syntax)."""
-    return bool(_REGEX_KEY.match(key.strip()))
 
 
 def agnai_keyword(key: str) -> str:

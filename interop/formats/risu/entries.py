@@ -40,12 +40,12 @@ import copy
 import json
 from typing import Any
 
-from ..errors import InvalidCardError
-from ..mappings import load as load_mapping
-from ..model import Lorebook, as_str_list
-from ..model.decorators import JS_WHITESPACE
-from . import risu_decorators as deco
-from .risu_st_filler import drop_st_filler
+from ...errors import InvalidCardError
+from ...mappings import load as load_mapping
+from ...model import Lorebook, as_str_list
+from ...model.decorators import JS_WHITESPACE
+from ...transforms import st_risu as deco
+from .st_filler import drop_st_filler
 
 FOLDER_PREFIX = "\uf000folder:"
 NS = "risuai"

@@ -24,12 +24,12 @@ import posixpath
 import re
 from typing import Any
 
-from ..containers.charx import is_safe_member_name, member_names, read_zip
-from ..document import Document
-from ..errors import CorruptInputError, FormatError, InvalidCardError
-from ..jsonio import load_json
-from ..model.versions import imported_card
-from .registry import Format, Probe, ReadContext, register
+from ...containers.charx import is_safe_member_name, member_names, read_zip
+from ...document import Document
+from ...errors import CorruptInputError, FormatError, InvalidCardError
+from ...jsonio import load_json
+from ...model.versions import imported_card
+from ..registry import Format, Probe, ReadContext, register
 
 FORMAT = "byaf"
 NAMESPACE = "backyard"

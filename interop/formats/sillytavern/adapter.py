@@ -23,18 +23,18 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
-from ..convert import as_card, as_lorebook
-from ..document import Document
-from ..errors import InvalidCardError
-from ..jsonio import dump_json
-from ..mappings import load as load_mapping
-from ..mappings import mappings_dir
-from ..memo import memoized
-from ..model import V2_SPEC, Card, Lorebook, LorebookEntry, as_bool
-from ..model.versions import to_v2
-from .card_json import card_version, read_card_document
-from .registry import Format, Probe, ReadContext, WriteContext, register
-from .sillytavern_model import (
+from ...convert import as_card, as_lorebook
+from ...document import Document
+from ...errors import InvalidCardError
+from ...jsonio import dump_json
+from ...mappings import load as load_mapping
+from ...mappings import mappings_dir
+from ...memo import memoized
+from ...model import V2_SPEC, Card, Lorebook, LorebookEntry, as_bool
+from ...model.versions import to_v2
+from ..card_io import card_version, read_card_document
+from ..registry import Format, Probe, ReadContext, WriteContext, register
+from .model import (
     NAMESPACE,
     STCardExt,
     STEntryExt,

@@ -23,8 +23,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ..document import Document
-from ..model import V3_SPEC, Card
+from ...document import Document
+from ...model import V3_SPEC, Card
 
 SCENARIO_FIELDS = (("title", "name"), ("author", "creator"), ("description", "creator_notes"),
                    ("prompt", "first_mes"), ("tags", "tags"))

@@ -21,55 +21,48 @@ plus the spec's notice in ``creator_notes``.
 from __future__ import annotations
 
 import binascii
-import hashlib
-import io
 import json
 import re
-import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..containers.png import PNG_SIGNATURE, PngScan, TextChunk, is_png, scan, splice_text_chunks
-from ..document import Document
-from ..errors import CorruptInputError, FormatError, InteropError, InvalidCardError, LimitExceededError
-from ..jsonio import dump_json, load_json
-from ..limits import DEFAULT_LIMITS, Limits
-from ..model import Card
-from ..model.versions import as_displayed, spec_of, to_v2, to_v3
-from .asset_origin import load_origins, move, origin
-from .card_books import card_for
-from .card_json import read_card_document
-from .registry import Format, Probe, ReadContext, WriteContext, register
+from ...containers.png import (
+    CARD_KEYS,
+    PNG_SIGNATURE,
+    PngScan,
+    TextChunk,
+    asset_name,
+    is_card_keyword,
+    is_stale_keyword,
+    scan,
+    splice_text_chunks,
+)
+from ...document import Document
+from ...errors import CorruptInputError, FormatError, InteropError, InvalidCardError
+from ...jsonio import dump_json, load_json
+from ...limits import DEFAULT_LIMITS, Limits
+from ...model import Card
+from ...model.versions import spec_of, to_v2, to_v3
+from ..asset_origin import load_origins, move, origin
+from ..card_books import card_for
+from ..card_image import base_image, main_icon
+from ..card_io import read_card_document
+from ..registry import Format, Probe, ReadContext, WriteContext, register
 
 BACKFILL_NOTICE = (
     "This character card is Character Card V3, but it is loaded as a Character Card V2. "
     "Please use a Character Card V3 compatible application to use this character card properly."
 )
-CARD_KEYS = ("ccv3", "chara")  # preference order
-ASSET_PREFIXES = ("chara-ext-asset_:", "chara-ext-asset_")
 ASSET_URI = "__asset:"
-DEFAULT_AVATAR_SIZE = (400, 600)
 
 # Fallback for detection when the chunk stream cannot be walked at all.
 _CARD_TAG = re.compile(rb"(?:tEXt|zTXt|iTXt)(?i:chara|ccv3)\x00")
 
 
-def is_card_keyword(keyword: str) -> bool:
-    return keyword.lower() in CARD_KEYS
 
 
-def asset_name(keyword: str) -> str | None:
-    """``N`` for a ``chara-ext-asset_:N`` / ``chara-ext-asset_N`` keyword, else None."""
-    lowered = keyword.lower()
-    for prefix in ASSET_PREFIXES:
-        if lowered.startswith(prefix) and len(keyword) > len(prefix):
-            return keyword[len(prefix) :]
-    return None
 
 
-def is_stale_keyword(keyword: str) -> bool:
-    """Chunks a card write replaces: the card itself and its embedded assets."""
-    return is_card_keyword(keyword) or asset_name(keyword) is not None
 
 
 @dataclass
@@ -261,64 +254,12 @@ def _b64_json(obj: dict[str, Any]) -> str:
     return binascii.b2a_base64(raw, newline=False).decode("ascii")
 
 
-def _as_png(image: bytes) -> bytes:
-    """A PNG version of a picture that is not a PNG yet (re-encoding is fine: it holds no card)."""
-    from PIL import Image, UnidentifiedImageError
-
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
-            with Image.open(io.BytesIO(image)) as img:
-                out = io.BytesIO()
-                if getattr(img, "is_animated", False):
-                    img.save(out, format="PNG", save_all=True)
-                else:
-                    img.load()
-                    if img.mode not in ("1", "L", "LA", "P", "RGB", "RGBA", "I", "I;16"):
-                        img = img.convert("RGBA")
-                    img.save(out, format="PNG")
-    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
-        raise LimitExceededError(f"image too large to convert: {exc}", location="image") from None
-    except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
-        raise CorruptInputError(f"image could not be converted to PNG: {exc}", location="image") from None
-    return out.getvalue()
 
 
-def default_avatar(name: str | None) -> bytes:
-    """A plain deterministic 400x600 picture with the card's initial, for cards that have no image."""
-    from PIL import Image, ImageDraw, ImageFont
-
-    label = (name or "?").strip()[:1].upper()
-    if not label.isprintable() or "\ud800" <= label <= "\udfff":
-        label = "?"
-    digest = hashlib.sha256((name or "").encode("utf-8", "surrogatepass")).digest()
-    background = (64 + digest[0] % 128, 64 + digest[1] % 128, 64 + digest[2] % 128)
-    img = Image.new("RGB", DEFAULT_AVATAR_SIZE, background)
-    draw = ImageDraw.Draw(img)
-    try:
-        font: Any = ImageFont.load_default(size=280)
-    except (OSError, TypeError):  # Pillow without FreeType: small bitmap font
-        font = ImageFont.load_default()
-    draw.text((DEFAULT_AVATAR_SIZE[0] / 2, DEFAULT_AVATAR_SIZE[1] / 2), label, fill="white", font=font, anchor="mm")
-    out = io.BytesIO()
-    img.save(out, format="PNG", optimize=True)
-    return out.getvalue()
 
 
-def main_icon(card: Card, assets: dict[str, bytes]) -> bytes | None:
-    """The bytes of the card's main icon among embedded assets (a CHARX's ``icon`` named ``main`` first)."""
-    icons = [a for a in card.data.assets or [] if a.type == "icon" and isinstance(a.uri, str) and a.uri in assets]
-    icons.sort(key=lambda a: a.name != "main")
-    return assets[icons[0].uri] if icons else None
 
 
-def base_image(doc: Document, ctx: WriteContext, card: Card) -> bytes:
-    """The PNG the card goes into: ``ctx.image``, ``doc.image``, the main icon asset, else a generated avatar."""
-    for image in (ctx.image, doc.image, main_icon(card, doc.assets)):
-        if image is not None:
-            return image if is_png(image) else _as_png(image)
-    name = as_displayed(card).data.name
-    return default_avatar(name if isinstance(name, str) else None)
 
 
 def _write(doc: Document, ctx: WriteContext) -> bytes:

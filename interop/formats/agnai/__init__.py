@@ -1,0 +1,21 @@
+"""Agnai: memory books and Agnai character exports."""
+
+from __future__ import annotations
+
+from ..registry import Platform, register_platform
+
+# Registration order is listing order: import one module per line, in this order.
+# isort: skip_file
+from . import memory
+from . import character  # noqa: F401
+
+PLATFORM = register_platform(
+    Platform(
+        name="agnai",
+        title="Agnai",
+        rank=10,
+        book_to_native=memory.memory_book_from_lorebook,
+        book_from_native=memory.lorebook_from_memory_book,
+        services={"agnai_key_hazards": memory.agnai_key_hazards},
+    )
+)

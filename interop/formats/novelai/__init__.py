@@ -1,0 +1,12 @@
+"""NovelAI: lorebooks, scenarios, stories and lorebook PNGs."""
+
+from __future__ import annotations
+
+from ..registry import Platform, register_platform
+
+PLATFORM = register_platform(Platform(name="novelai", title="NovelAI", rank=20))
+
+# Registration order is listing order: import one module per line, in this order.
+# isort: skip_file
+from . import lorebook  # noqa: E402, F401
+from . import containers  # noqa: E402, F401
