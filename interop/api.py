@@ -71,8 +71,13 @@ def read_bytes(
     limits: Limits = DEFAULT_LIMITS,
 ) -> Document:
     """Read ``data`` into a Document, detecting the format unless ``format`` is given."""
+    return read_probe(Probe(data, filename, limits), format=format)
+
+
+def read_probe(probe: Probe, *, format: str | None = None) -> Document:
+    """``read_bytes`` on a ``Probe`` a caller already made (its JSON parse is reused, not repeated)."""
+    data, filename, limits = probe.data, probe.filename, probe.limits
     check_size(data, filename, limits)
-    probe = Probe(data, filename, limits)
     if format is None:
         found = _detect(probe)
         if not found:

@@ -1,13 +1,15 @@
-"""Platform knowledge the data cannot show: per-target hooks that raise a field's fate.
+"""Platform knowledge the data cannot show: per-target hazards that raise a field's fate.
 
 A round trip through our own reader and writer proves the data survives in the
 file; it cannot show that the real application will mangle it (Agnai strips
-regex characters from keys, ...). Adapters expose such knowledge as plain
-functions; the hooks here call them when they exist (imported lazily, so a
-missing adapter only means no extra findings) and turn their answers into
-``Finding``s. A finding can only make a fate worse, never better.
+regex characters from keys, ...). A platform declares such knowledge as
+``Platform.hazards`` (canonical ``Lorebook`` -> ``Conflict`` records) in the
+registry; ``findings`` turns every record into a ``Finding``. A finding can only
+make a fate worse, never better.
 
-Register more with ``register_hook(platform, hook)``.
+Register extra checks with ``register_hook(platform, hook)``. The built-in hooks
+at the bottom of this module stand in for platforms that declare no ``hazards``
+yet: a platform's ``hazards`` replaces them.
 """
 
 from __future__ import annotations
@@ -15,11 +17,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from ..document import Document
 from ..formats.registry import get_platform
-from ..mappings import Fate
+from ..mappings import FATES, Fate
+from ..model.conflict import Conflict
 from .paths import Path
 
 
@@ -52,10 +55,32 @@ def platform_service(platform: str, name: str) -> Callable[..., Any] | None:
 
 
 def findings(source: Document, target_format: str, platform: str, output: Document | None) -> list[Finding]:
+    hazards = _hazards_of(platform)
     found: list[Finding] = []
     for hook in hooks_for(platform):
-        found.extend(hook(source, target_format, output))
+        if hazards is None or not _builtin(hook):
+            found.extend(hook(source, target_format, output))
+    if hazards is not None and source.book is not None:
+        found.extend(finding_of(conflict) for conflict in hazards(source.book))
     return found
+
+
+def finding_of(conflict: Conflict) -> Finding:
+    """A platform's ``Conflict`` record as a report finding (same path, fate and sentence)."""
+    fate = cast(Fate, conflict.fate) if conflict.fate in FATES else "approximated"
+    return Finding(tuple(conflict.path), fate, conflict.detail)
+
+
+def _hazards_of(platform: str) -> Callable[[Any], Iterable[Conflict]] | None:
+    try:
+        return get_platform(platform).hazards
+    except KeyError:
+        return None
+
+
+def _builtin(hook: Hook) -> bool:
+    """A stand-in hook of this module (replaced by the platform's own ``hazards``)."""
+    return getattr(hook, "__module__", None) == __name__
 
 
 # --- built-in hooks ------------------------------------------------------------

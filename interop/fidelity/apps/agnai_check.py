@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...document import Document
-from ...formats.agnai.memory import memory_book_from_lorebook
+from ...formats.registry import get_platform
 from ..hooks import Finding
 from .card_books import open_verdict
 
@@ -39,7 +39,9 @@ def findings(source: Document, output: bytes, target_format: str) -> Any:
     verdict, entries = open_verdict(APP, "Agnai", "characterBookToNative", source, output, target_format)
     if entries is None or source.book is None:
         return verdict
-    mine = memory_book_from_lorebook(source.book).get("entries", [])
+    to_memory_book = get_platform(APP).book_to_native  # memory_book_from_lorebook, from the registry
+    assert to_memory_book is not None
+    mine = to_memory_book(source.book).get("entries", [])
     for index, (want, out) in enumerate(zip(mine, entries, strict=False)):
         got = loaded(out)
         for name in IMPORT:

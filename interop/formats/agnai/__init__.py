@@ -16,6 +16,7 @@ PLATFORM = register_platform(
         rank=10,
         book_to_native=memory.memory_book_from_lorebook,
         book_from_native=memory.lorebook_from_memory_book,
+        native_book_kind=lambda obj: isinstance(obj, dict) and memory.looks_like_memory_book(obj),
         services={"agnai_key_hazards": memory.agnai_key_hazards},
     )
 )
