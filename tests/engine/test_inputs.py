@@ -8,7 +8,10 @@ import pytest
 
 from interop.engine import evaluate, load_book, native_kind
 from interop.engine.chat import Chat
-from interop.errors import InteropError, InvalidCardError
+from interop.engine.sources import book_from_bytes
+from interop.errors import InteropError, InvalidCardError, LimitExceededError
+from interop.formats.registry import Platform, register_platform, unregister_platform
+from interop.limits import Limits
 from tests.engine.scenario import CHATS
 
 
@@ -51,3 +54,20 @@ def test_unreadable_file(tmp_path: Path) -> None:
     path.write_bytes(b"\x00\x01not a book")
     with pytest.raises(InteropError):
         load_book(path, "sillytavern")
+
+
+def test_native_file_obeys_the_read_limits() -> None:
+    data = (CHATS / "st_timed.json").read_bytes()
+    with pytest.raises(LimitExceededError):
+        book_from_bytes(data, "st_timed.json", "sillytavern", limits=Limits(max_text_bytes=len(data) - 1))
+
+
+def test_native_shape_comes_from_the_platform() -> None:
+    sample = Platform(name="sample-native", title="Sample", native_book_kind=lambda obj: obj == {"sample": []})
+    register_platform(sample)
+    try:
+        assert native_kind({"sample": []}) == "sample-native"
+        assert book_from_bytes(b'{"sample": []}', "s.json", "sample-native") == ("s", {"sample": []})
+    finally:
+        unregister_platform("sample-native")
+    assert native_kind({"sample": []}) is None
