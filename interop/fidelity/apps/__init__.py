@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...document import Document
+from ...formats.registry import get_platform
 from ..hooks import Finding
 from ..paths import render
 from . import agnai_check, novelai_check, risu_check, sillytavern_check
@@ -28,7 +29,12 @@ CHECKS = {
     "agnai": agnai_check.findings,
     "novelai": novelai_check.findings,
 }
-"""app -> ``findings(source_doc, output_bytes, target_format) -> AppVerdict``."""
+"""Platform name -> its app model ``findings(source_doc, output_bytes, target_format) -> AppVerdict``.
+
+The target-app models live here, keyed by the registry's platform name, not on the
+``Platform`` object: they judge a conversion (the fidelity layer, above the platform
+packages), and a platform package may not import fidelity. A new platform with an app
+model adds its ``<platform>_check.py`` module here; titles come from the registry."""
 
 GENERIC_PLATFORMS = ("ccv3",)
 NO_BOOK_TARGETS = ("ccv1",)
@@ -84,9 +90,6 @@ def app_verdicts(
     return verdicts
 
 
-APP_TITLES = {"sillytavern": "SillyTavern", "risu": "RisuAI", "agnai": "Agnai", "novelai": "NovelAI"}
-
-
 def docs_section() -> list[str]:
     """Markdown for docs/fidelity.md: what each app's import does, from the models' own facts."""
     from . import sillytavern as st
@@ -95,7 +98,7 @@ def docs_section() -> list[str]:
     modules = {"sillytavern": (st, sillytavern_check), "risu": (risu_check,), "agnai": (agnai_check,),
                "novelai": (novelai_check,)}
     for app, parts in modules.items():
-        lines += [f"### {APP_TITLES[app]} (`{app}`)", ""]
+        lines += [f"### {get_platform(app).title} (`{app}`)", ""]
         for module in parts:
             lines += [*_doc_paragraphs(module.__doc__), ""]
         if app == "sillytavern":
