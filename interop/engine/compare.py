@@ -153,15 +153,17 @@ def compare_behaviour(
     target_profile = get_profile(target_platform)
     source_settings = source_settings if source_settings is not None else source_profile.default_settings()
     target_settings = target_settings if target_settings is not None else target_profile.default_settings()
-    source_info = source_profile.entries(source_profile.prepare(source_books, source_settings))
-    target_info = target_profile.entries(target_profile.prepare(target_books, target_settings))
+    source_pool = source_profile.prepare(source_books, source_settings)
+    target_pool = target_profile.prepare(target_books, target_settings)
+    source_info, target_info = source_profile.entries(source_pool), target_profile.entries(target_pool)
     diffs: list[BehaviourDifference] = []
-    for index, chat in enumerate(chats):
+    run: dict[str, Any] = {"seed": seed, "tokenizer": tokenizer}
+    for index, chat in enumerate(chats):  # each book prepared once, for every chat
         source_runs = simulate(
-            source_books, chat, source_platform, settings=source_settings, seed=seed, tokenizer=tokenizer
+            source_books, chat, source_platform, settings=source_settings, **run, prepared=source_pool
         )
         target_runs = simulate(
-            target_books, chat, target_platform, settings=target_settings, seed=seed, tokenizer=tokenizer
+            target_books, chat, target_platform, settings=target_settings, **run, prepared=target_pool
         )
         diffs.extend(compare_results(source_info, target_info, source_runs, target_runs, index))
     return diffs

@@ -53,6 +53,7 @@ def simulate(
     tokenizer: Any = None,
     turns: Sequence[int] | None = None,
     timings: dict[str, Any] | None = None,
+    prepared: Any = None,
 ) -> list[Result]:
     """Evaluate every turn of ``chat`` in order (``Chat.turns()``), carrying per-chat state.
 
@@ -61,11 +62,15 @@ def simulate(
     One seeded generator serves the whole chat, so a run is reproducible. When ``timings`` is
     a dict it receives ``prepare_ms`` (reading the books into the profile's index) and
     ``scan_ms`` (wall milliseconds of each turn's scan, request log included).
+
+    ``prepared`` is the pool ``profile.prepare(books, settings)`` already gave the caller
+    (pools are read-only during a scan, so one serves every chat); ``books`` are not read again.
     """
     profile = get_profile(platform)
     settings = settings if settings is not None else profile.default_settings()
     started = time.perf_counter()
-    prepared = profile.prepare(books, settings)
+    if prepared is None:
+        prepared = profile.prepare(books, settings)
     scan_ms: list[float] = []
     if timings is not None:
         timings["prepare_ms"] = (time.perf_counter() - started) * 1000

@@ -101,8 +101,9 @@ def side_by_side(
     for platform in platforms:
         profile = get_profile(platform)
         chosen = (settings or {}).get(platform) or profile.default_settings()
-        infos[platform] = profile.entries(profile.prepare(books[platform], chosen))
-        results[platform] = simulate(books[platform], chat, platform, settings=chosen, seed=seed)[-1]
+        prepared = profile.prepare(books[platform], chosen)
+        infos[platform] = profile.entries(prepared)
+        results[platform] = simulate(books[platform], chat, platform, settings=chosen, seed=seed, prepared=prepared)[-1]
     first = platforms[0]
     records = {p: {r.entry_id: r for r in results[p].log} for p in platforms}
     rows: list[Row] = []
