@@ -84,6 +84,7 @@ class DocumentDiff:
             "only_b": [entry_label(j, self.b_entries[j]) for j in self.only_b],
             "reordered": self.reordered,
             "containers": [c.to_json() for c in self.containers],
+            "apps": [v.to_json() for v in self.apps],
         }
 
 

@@ -229,7 +229,7 @@ def diff(
     return {
         "a": {"file": up_a.name, "format": doc_a.format},
         "b": {"file": up_b.name, "format": doc_b.format},
-        **diff_documents(doc_a, doc_b).to_json(),
+        **diff_documents(doc_a, doc_b, up_b.data).to_json(),  # B's bytes: what its app loads, as the CLI says
     }
 
 

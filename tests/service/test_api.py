@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
+from interop import read, write
 from interop.cli import cli
 from interop.formats.registry import writable_formats
 
@@ -279,6 +280,17 @@ def test_diff(client: TestClient) -> None:
     assert data["identical"] is False and data["count"] > 0
     assert data["a"] == {"file": "a.json", "format": "ccv3"}
     assert_error(client.post("/api/v1/diff", files={"a": ("a.json", ILSE.read_bytes())}), 422, "body.b")
+
+
+def test_diff_says_what_the_app_loads(client: TestClient) -> None:
+    """As ``interop diff``: B's own bytes are judged by its app (ST reads a stale flat ``depth``)."""
+    v2 = json.loads(write(read(ILSE), "ccv2"))
+    v2["data"]["character_book"]["entries"][0]["extensions"]["depth"] = 9
+    files = {"a": ("a.json", ILSE.read_bytes()), "b": ("b.json", json.dumps(v2).encode())}
+    data = client.post("/api/v1/diff", files=files).json()
+    [verdict] = data["apps"]
+    assert verdict["app"] == "sillytavern" and any("depth = 9" in f["detail"] for f in verdict["findings"])
+    assert data["identical"] is False
 
 
 def test_validate_matches_the_cli(client: TestClient, tmp_path: Path) -> None:
