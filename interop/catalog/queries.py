@@ -27,7 +27,7 @@ from .models import (
     Migration,
     SourceFile,
 )
-from .search import search_entries
+from .search import Hit, search_entries
 
 SEARCH_BOOKS = 1000
 """Entry hits considered when ``list_items`` matches lorebooks by their content."""
@@ -71,12 +71,14 @@ def list_items(
     limit: int = 100,
     q: str | None = None,
     offset: int = 0,
+    hits: list[Hit] | None = None,
 ) -> list[dict[str, Any]]:
     """Cards and/or lorebooks matching every filter given. Tag and creator apply to cards only.
 
     ``q`` matches a name or creator containing it (case-insensitive), or a lorebook
     with an entry holding every word of it (``search.search_entries``). Cards come
-    before lorebooks; ``offset`` skips that many of the combined list.
+    before lorebooks; ``offset`` skips that many of the combined list. ``hits`` are
+    ``search_entries(q, limit=SEARCH_BOOKS)`` when the caller already ran that search.
     """
     items: list[dict[str, Any]] = []
     window = offset + limit
@@ -84,7 +86,9 @@ def list_items(
     if q and q.strip():
         escaped = q.strip().lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         pattern = f"%{escaped}%"
-        book_ids = {hit.lorebook_id for hit in search_entries(session.connection(), q, limit=SEARCH_BOOKS)}
+        if hits is None:
+            hits = search_entries(session.connection(), q, limit=SEARCH_BOOKS)
+        book_ids = {hit.lorebook_id for hit in hits}
     if kind in ("all", "card"):
         stmt: Select[Any] = select(Card).order_by(Card.id).limit(window)
         if pattern is not None:

@@ -23,7 +23,7 @@ from fastapi.responses import JSONResponse, Response
 from ..api import read_bytes, writable_format, write
 from ..catalog.database import Catalog, open_catalog
 from ..catalog.pipeline import slug
-from ..catalog.queries import ItemRef, list_items, load_document, show_item, stats
+from ..catalog.queries import SEARCH_BOOKS, ItemRef, list_items, load_document, show_item, stats
 from ..catalog.search import search_entries
 from ..containers.charx import find_zip, read_zip
 from ..conversion import convert_document, output_name, strict_reason
@@ -46,6 +46,8 @@ from .uploads import Upload, content_disposition, media_type, read_upload
 
 router = APIRouter(prefix="/api/v1")
 PER_PAGE = 50
+ENTRY_HITS = 20
+"""Lorebook entries a catalog search shows beside the items."""
 PICTURE_MAX_BYTES = 8 * 1024 * 1024
 _PICTURE_TYPES = {b"\x89PNG": "image/png", b"\xff\xd8\xff": "image/jpeg", b"GIF8": "image/gif", b"RIFF": "image/webp"}
 
@@ -308,14 +310,18 @@ def catalog_items(
 ) -> dict[str, Any]:
     catalog = catalog_of(request)
     with catalog.session() as session:
-        rows = list_items(session, kind=kind, platform=platform, q=q, limit=PER_PAGE + 1, offset=(page - 1) * PER_PAGE)
-        hits = search_entries(session.connection(), q, limit=20) if q else []
+        # One entry search serves both the item filter and the entry hits shown (the first ENTRY_HITS,
+        # in entry order: a prefix of the longer search).
+        hits = search_entries(session.connection(), q, limit=SEARCH_BOOKS) if q else []
+        rows = list_items(
+            session, kind=kind, platform=platform, q=q, limit=PER_PAGE + 1, offset=(page - 1) * PER_PAGE, hits=hits
+        )
     return {
         "items": rows[:PER_PAGE],
         "page": page,
         "per_page": PER_PAGE,
         "has_more": len(rows) > PER_PAGE,
-        "entries": [hit.__dict__ for hit in hits],
+        "entries": [hit.__dict__ for hit in hits[:ENTRY_HITS]],
     }
 
 

@@ -18,8 +18,10 @@ from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
 from interop import read, write
+from interop.catalog import queries as catalog_queries
 from interop.cli import cli
 from interop.formats.registry import writable_formats
+from interop.service import api as service_api
 
 from ..conftest import PROJECT_CORPUS, corpus_params, project_files, shared_files
 
@@ -387,7 +389,7 @@ def test_catalog_starts_empty(client: TestClient) -> None:
     assert client.get("/api/v1/migrations").json() == {"jobs": []}
 
 
-def test_migrate_browse_show_export(client: TestClient, tmp_path: Path) -> None:
+def test_migrate_browse_show_export(client: TestClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     files = [(p.name, p.read_bytes()) for p in (ILSE, CARDS / "brasshaven.lorebook_v3.json")]
     files.append(("notes.txt", b"not a card"))
     response = migrate(client, files)
@@ -409,6 +411,17 @@ def test_migrate_browse_show_export(client: TestClient, tmp_path: Path) -> None:
     ]
     assert client.get("/api/v1/catalog/items?q=ilse").json()["items"][0]["ref"] == card["ref"]
     assert client.get("/api/v1/catalog/items?q=zzzz-nothing").json()["items"] == []
+    searches: list[str] = []
+    real_search = service_api.search_entries
+
+    def counted(conn: Any, q: str, limit: int) -> Any:
+        searches.append(q)
+        return real_search(conn, q, limit)
+
+    monkeypatch.setattr(service_api, "search_entries", counted)
+    monkeypatch.setattr(catalog_queries, "search_entries", counted)
+    assert client.get("/api/v1/catalog/items?q=ilse").json()["items"][0]["ref"] == card["ref"]
+    assert searches == ["ilse"]  # one entry search per request serves the items and the entry hits
     assert client.get("/api/v1/catalog/items?platform=risu").json()["items"] == []
 
     info = client.get(f"/api/v1/catalog/items/{card['ref']}").json()
