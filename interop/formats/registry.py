@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
+from ..containers.charx import member_names
 from ..document import Document, Kind
 from ..errors import CorruptInputError, InteropError, LimitExceededError
 from ..jsonio import load_json
@@ -53,6 +54,12 @@ class Probe:
     def json_object(self) -> dict[str, Any] | None:
         value = self.json
         return value if isinstance(value, dict) else None
+
+    @functools.cached_property
+    def zip_names(self) -> list[str] | None:
+        """Member names of a zip archive (its central directory, read once for every detector
+        that looks inside archives, nothing inflated); None if the input is not a readable zip."""
+        return member_names(self.data, limits=self.limits)
 
 
 @dataclass

@@ -24,7 +24,7 @@ import posixpath
 import re
 from typing import Any
 
-from ...containers.charx import is_safe_member_name, member_names, read_zip
+from ...containers.charx import is_safe_member_name, read_zip
 from ...document import Document
 from ...errors import CorruptInputError, FormatError, InvalidCardError
 from ...jsonio import load_json
@@ -48,7 +48,7 @@ def _is_character_path(name: str) -> bool:
 
 
 def _detect(probe: Probe) -> int:
-    names = member_names(probe.data, limits=probe.limits)
+    names = probe.zip_names
     if not names or MANIFEST not in names or "card.json" in names:
         return 0
     return 100 if any(_is_character_path(n) for n in names) else 0

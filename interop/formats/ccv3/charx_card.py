@@ -29,7 +29,6 @@ from ...containers.charx import (
     ZIP_DEFLATED,
     ZIP_STORED,
     is_safe_member_name,
-    member_names,
     read_charx,
     write_charx,
 )
@@ -74,7 +73,7 @@ _NAME_MAX = 100
 
 
 def _detect(probe: Probe) -> int:
-    names = member_names(probe.data, limits=probe.limits)
+    names = probe.zip_names
     return 100 if names is not None and CARD_JSON in names else 0
 
 

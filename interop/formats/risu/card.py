@@ -28,7 +28,6 @@ from ...containers.charx import (
     ZIP_DEFLATED,
     ZIP_STORED,
     is_safe_member_name,
-    member_names,
     write_charx,
 )
 from ...containers.png import is_stale_keyword, splice_text_chunks, text_chunks
@@ -130,7 +129,7 @@ def creation_date_seconds(doc: Document) -> float | int | None:
 
 
 def _detect_charx(probe: Probe) -> int:
-    names = member_names(probe.data, limits=probe.limits)
+    names = probe.zip_names
     return 110 if names is not None and CARD_JSON in names and MODULE_MEMBER in names else 0
 
 
