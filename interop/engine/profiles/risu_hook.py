@@ -8,6 +8,8 @@ makes a following ``@@@`` fallback run.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...model.decorators import Decorator
@@ -71,112 +73,183 @@ class RisuEntryContext:
         return False
 
     def hook(self, deco: Decorator) -> bool:
-        """Risu's decorator switch: True = honoured, False = ignored (the next @@@ fallback runs)."""
-        name, args = deco.name, list(deco.args)
+        """Risu's decorator switch: True = honoured, False = ignored (the next @@@ fallback runs).
+
+        Names without a handler (unknown ones, ``instruct_*``, ``is_user_icon``) are ignored.
+        """
+        handler = _HANDLERS.get(deco.name)
+        if handler is None:
+            return False
+        args = list(deco.args)
         first = args[0] if args else None
-        number = js_parse_int(first) if first is not None else None
-        run = self.run
-        if name == "end":
-            self.pos, self.depth = "depth", 0
-            return True
-        if name == "activate_only_after":
-            if number is None:
-                return False
-            if run.chat_length < number:
-                self._off(f"@@activate_only_after {number}: chat length {run.chat_length}")
-            return True
-        if name == "activate_only_every":
-            if number is None:
-                return False
-            if number == 0 or run.chat_length % number != 0:
-                self._off(f"@@activate_only_every {number}: chat length {run.chat_length}")
-            return True
-        if name in ("keep_activate_after_match", "dont_activate_after_match"):
-            keep = name == "keep_activate_after_match"
-            var = run._var_key(self.raw, "__internal_ka_" if keep else "__internal_da_")
-            if run.state.variables.get(var) == "true":
-                self.force = "activate" if keep else "deactivate"
-                self.force_reason = Reason.KEEP_AFTER_MATCH if keep else Reason.DECORATOR_DONT_ACTIVATE
-                self.force_detail = f"@@{name}: matched in an earlier turn"
-            elif keep:
-                self.keep_flag = True
-            else:
-                self.dont_flag = True
+        return handler(self, _Call(deco.name, args, first, js_parse_int(first) if first is not None else None))
+
+    # --- one handler per decorator family (risu.md §3.5), in Risu's switch order ---
+
+    def _end(self, call: _Call) -> bool:
+        self.pos, self.depth = "depth", 0
+        return True
+
+    def _activate_only_after(self, call: _Call) -> bool:
+        if call.number is None:
             return False
-        if name in ("depth", "reverse_depth"):
-            if number is None:
-                return False
-            self.depth, self.pos = number, name
-            return True
-        if name in ("instruct_depth", "reverse_instruct_depth", "instruct_scan_depth"):
+        if self.run.chat_length < call.number:
+            self._off(f"@@activate_only_after {call.number}: chat length {self.run.chat_length}")
+        return True
+
+    def _activate_only_every(self, call: _Call) -> bool:
+        if call.number is None:
             return False
-        if name == "role":
-            if first in ("user", "assistant", "system"):
-                self.role = first
-                return True
+        if call.number == 0 or self.run.chat_length % call.number != 0:
+            self._off(f"@@activate_only_every {call.number}: chat length {self.run.chat_length}")
+        return True
+
+    def _after_match(self, call: _Call) -> bool:
+        """``keep_/dont_activate_after_match``: Risu's handler returns false either way."""
+        keep = call.name == "keep_activate_after_match"
+        var = self.run._var_key(self.raw, "__internal_ka_" if keep else "__internal_da_")
+        if self.run.state.variables.get(var) == "true":
+            self.force = "activate" if keep else "deactivate"
+            self.force_reason = Reason.KEEP_AFTER_MATCH if keep else Reason.DECORATOR_DONT_ACTIVATE
+            self.force_detail = f"@@{call.name}: matched in an earlier turn"
+        elif keep:
+            self.keep_flag = True
+        else:
+            self.dont_flag = True
+        return False
+
+    def _depth(self, call: _Call) -> bool:
+        if call.number is None:
             return False
-        if name == "scan_depth":
-            self.scan_depth = number  # no NaN check in Risu: NaN slices the whole chat
-            return True
-        if name == "is_greeting":
-            if number is None:
-                return False
-            greeting = run.chat.greeting_index if run.chat.greeting_index is not None else 0
-            if greeting != number:
-                self._off(f"@@is_greeting {number}: greeting is {greeting}")
-            return True
-        if name == "position":
-            return self._position(first)
-        if name in ("inject_lore", "inject_at"):
-            lore = name == "inject_lore"
-            if self.inject is None:
-                self.inject = {"operation": "append", "location": "", "param": "", "lore": lore}
-            self.inject["location"] = " ".join(args)
-            self.inject["lore"] = lore
-            return True
-        if name in ("inject_replace", "inject_prepend"):
-            operation = "replace" if name == "inject_replace" else "prepend"
-            if self.inject is None:
-                self.inject = {"operation": operation, "location": "", "param": "", "lore": False}
-            self.inject["operation"] = operation
-            self.inject["param"] = " ".join(args)
-            return True
-        if name == "ignore_on_max_context":
-            self.priority = -1000
-            return True
-        if name in ("additional_keys", "exclude_keys", "exclude_keys_all"):
-            self.queries.append((f"@@{name}", args, name != "additional_keys", name == "exclude_keys_all"))
-            return True
-        if name == "match_full_word":
-            self.full_word = True
-            return True
-        if name == "match_partial_word":
-            self.full_word = False
-            return True
-        if name == "is_user_icon":
-            return False
-        if name in ("activate", "dont_activate"):
-            self.force = "activate" if name == "activate" else "deactivate"
-            self.force_reason = Reason.DECORATOR_ACTIVATE if name == "activate" else Reason.DECORATOR_DONT_ACTIVATE
-            self.force_detail = f"@@{name}"
-            return True
-        if name == "disable_ui_prompt":
-            return first in ("post_history_instructions", "system_prompt")
-        if name == "probability":
-            roll = run.rng.random() * 100
-            if number is not None and roll > number:
-                self._off(f"@@probability {number}: rolled {roll:.1f}", Reason.PROBABILITY)
-            return True
-        if name == "priority":
-            self.priority = number if number is not None else float("nan")
-            return True
-        if name == "unrecursive":
-            self.item_recursive = False
-            return True
-        if name == "recursive":
-            self.item_recursive = True
-            return True
-        if name == "no_recursive_search":
-            self.no_recursive = True
+        self.depth, self.pos = call.number, call.name
+        return True
+
+    def _role(self, call: _Call) -> bool:
+        if call.first in ("user", "assistant", "system"):
+            self.role = call.first
             return True
         return False
+
+    def _scan_depth(self, call: _Call) -> bool:
+        self.scan_depth = call.number  # no NaN check in Risu: NaN slices the whole chat
+        return True
+
+    def _is_greeting(self, call: _Call) -> bool:
+        if call.number is None:
+            return False
+        chat = self.run.chat
+        greeting = chat.greeting_index if chat.greeting_index is not None else 0
+        if greeting != call.number:
+            self._off(f"@@is_greeting {call.number}: greeting is {greeting}")
+        return True
+
+    def _position_of(self, call: _Call) -> bool:
+        return self._position(call.first)
+
+    def _inject_where(self, call: _Call) -> bool:
+        """``inject_lore`` / ``inject_at``: where the entry's text is injected."""
+        lore = call.name == "inject_lore"
+        if self.inject is None:
+            self.inject = {"operation": "append", "location": "", "param": "", "lore": lore}
+        self.inject["location"] = " ".join(call.args)
+        self.inject["lore"] = lore
+        return True
+
+    def _inject_how(self, call: _Call) -> bool:
+        """``inject_replace`` / ``inject_prepend``: how the injected text meets the target."""
+        operation = "replace" if call.name == "inject_replace" else "prepend"
+        if self.inject is None:
+            self.inject = {"operation": operation, "location": "", "param": "", "lore": False}
+        self.inject["operation"] = operation
+        self.inject["param"] = " ".join(call.args)
+        return True
+
+    def _ignore_on_max_context(self, call: _Call) -> bool:
+        self.priority = -1000
+        return True
+
+    def _key_query(self, call: _Call) -> bool:
+        """``additional_keys`` / ``exclude_keys`` / ``exclude_keys_all``."""
+        name = call.name
+        self.queries.append((f"@@{name}", call.args, name != "additional_keys", name == "exclude_keys_all"))
+        return True
+
+    def _word_match(self, call: _Call) -> bool:
+        self.full_word = call.name == "match_full_word"
+        return True
+
+    def _force(self, call: _Call) -> bool:
+        """``activate`` / ``dont_activate``."""
+        activate = call.name == "activate"
+        self.force = "activate" if activate else "deactivate"
+        self.force_reason = Reason.DECORATOR_ACTIVATE if activate else Reason.DECORATOR_DONT_ACTIVATE
+        self.force_detail = f"@@{call.name}"
+        return True
+
+    def _disable_ui_prompt(self, call: _Call) -> bool:
+        return call.first in ("post_history_instructions", "system_prompt")
+
+    def _probability(self, call: _Call) -> bool:
+        roll = self.run.rng.random() * 100
+        if call.number is not None and roll > call.number:
+            self._off(f"@@probability {call.number}: rolled {roll:.1f}", Reason.PROBABILITY)
+        return True
+
+    def _priority(self, call: _Call) -> bool:
+        self.priority = call.number if call.number is not None else float("nan")
+        return True
+
+    def _recursion(self, call: _Call) -> bool:
+        """``recursive`` / ``unrecursive``: this entry's text is (not) scanned again."""
+        self.item_recursive = call.name == "recursive"
+        return True
+
+    def _no_recursive_search(self, call: _Call) -> bool:
+        self.no_recursive = True
+        return True
+
+
+@dataclass(frozen=True)
+class _Call:
+    """One decorator as the handlers read it: ``number`` is ``parseInt(args[0])`` (None for NaN)."""
+
+    name: str
+    args: list[str]
+    first: str | None
+    number: int | None
+
+
+_Handler = Callable[[RisuEntryContext, _Call], bool]
+_HANDLERS: dict[str, _Handler] = {
+    "end": RisuEntryContext._end,
+    "activate_only_after": RisuEntryContext._activate_only_after,
+    "activate_only_every": RisuEntryContext._activate_only_every,
+    "keep_activate_after_match": RisuEntryContext._after_match,
+    "dont_activate_after_match": RisuEntryContext._after_match,
+    "depth": RisuEntryContext._depth,
+    "reverse_depth": RisuEntryContext._depth,
+    "role": RisuEntryContext._role,
+    "scan_depth": RisuEntryContext._scan_depth,
+    "is_greeting": RisuEntryContext._is_greeting,
+    "position": RisuEntryContext._position_of,
+    "inject_lore": RisuEntryContext._inject_where,
+    "inject_at": RisuEntryContext._inject_where,
+    "inject_replace": RisuEntryContext._inject_how,
+    "inject_prepend": RisuEntryContext._inject_how,
+    "ignore_on_max_context": RisuEntryContext._ignore_on_max_context,
+    "additional_keys": RisuEntryContext._key_query,
+    "exclude_keys": RisuEntryContext._key_query,
+    "exclude_keys_all": RisuEntryContext._key_query,
+    "match_full_word": RisuEntryContext._word_match,
+    "match_partial_word": RisuEntryContext._word_match,
+    "activate": RisuEntryContext._force,
+    "dont_activate": RisuEntryContext._force,
+    "disable_ui_prompt": RisuEntryContext._disable_ui_prompt,
+    "probability": RisuEntryContext._probability,
+    "priority": RisuEntryContext._priority,
+    "recursive": RisuEntryContext._recursion,
+    "unrecursive": RisuEntryContext._recursion,
+    "no_recursive_search": RisuEntryContext._no_recursive_search,
+}
+"""Decorator name -> handler. Names Risu's handler rejects (``instruct_depth``,
+``reverse_instruct_depth``, ``instruct_scan_depth``, ``is_user_icon``, unknown) have none."""
