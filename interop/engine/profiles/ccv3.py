@@ -141,50 +141,64 @@ class _Decorated:
 
     def hook(self, deco: Decorator) -> bool:
         spec = SPEC_DECORATORS.get(deco.name)
-        if spec is None:
-            return False  # not a spec decorator: try the fallback
-        if deco.name in self.seen and not spec.repeatable:
+        if spec is None or not self._honoured(deco, spec):
+            return False  # not a spec decorator, or one the spec says to ignore here: try the fallback
+        name, value = deco.name, deco.value
+        self.seen.add(name)
+        if name in _FLAGS:
+            setattr(self, _FLAGS[name], True)
+        elif name in _VALUES:
+            setattr(self, _VALUES[name], value)
+        elif name in _KEY_GROUPS:
+            getattr(self, _KEY_GROUPS[name]).append(list(value or []))
+        return True
+
+    def _honoured(self, deco: Decorator, spec: Any) -> bool:
+        name, value = deco.name, deco.value
+        if name in self.seen and not spec.repeatable:
             return False
-        value = deco.value
-        name = deco.name
-        if name in ("instruct_depth", "reverse_instruct_depth", "instruct_scan_depth", "reverse_depth", "is_user_icon"):
+        if name in _IGNORED:
             return False  # token-based or unsupported in a chat: the spec says ignore
         if spec.arg.value in ("int", "role", "str") and value is None:
             return False
         if name == "position" and value not in _POSITIONS:
             return False
-        if name == "disable_ui_prompt" and value not in ("post_history_instructions", "system_prompt"):
-            return False
-        self.seen.add(name)
-        if name == "activate":
-            self.activate = True
-        elif name == "dont_activate":
-            self.dont_activate = True
-        elif name == "activate_only_after":
-            self.after = value
-        elif name == "activate_only_every":
-            self.every = value
-        elif name == "keep_activate_after_match":
-            self.keep = True
-        elif name == "dont_activate_after_match":
-            self.drop_after_match = True
-        elif name == "depth":
-            self.depth = value
-        elif name == "role":
-            self.role = value
-        elif name == "scan_depth":
-            self.scan_depth = value
-        elif name == "is_greeting":
-            self.greeting = value
-        elif name == "position":
-            self.position = value
-        elif name == "ignore_on_max_context":
-            self.ignore_on_max = True
-        elif name == "additional_keys":
-            self.additional.append(list(value or []))
-        elif name == "exclude_keys":
-            self.exclude.append(list(value or []))
-        return True
+        return name != "disable_ui_prompt" or value in ("post_history_instructions", "system_prompt")
+
+
+_IGNORED = ("instruct_depth", "reverse_instruct_depth", "instruct_scan_depth", "reverse_depth", "is_user_icon")
+_FLAGS = {
+    "activate": "activate",
+    "dont_activate": "dont_activate",
+    "keep_activate_after_match": "keep",
+    "dont_activate_after_match": "drop_after_match",
+    "ignore_on_max_context": "ignore_on_max",
+}
+"""Decorator -> the ``_Decorated`` flag it sets."""
+_VALUES = {
+    "activate_only_after": "after",
+    "activate_only_every": "every",
+    "depth": "depth",
+    "role": "role",
+    "scan_depth": "scan_depth",
+    "is_greeting": "greeting",
+    "position": "position",
+}
+"""Decorator -> the ``_Decorated`` field that takes its value."""
+_KEY_GROUPS = {"additional_keys": "additional", "exclude_keys": "exclude"}
+"""Decorator -> the ``_Decorated`` list its key group is appended to."""
+
+
+_Outcome = tuple[bool, str, str, str | None, str | None]
+"""(fired, reason, detail, key, where) of one entry's log record."""
+
+
+def _yes(reason: str, detail: str = "", key: str | None = None, where: str | None = None) -> _Outcome:
+    return True, reason, detail, key, where
+
+
+def _no(reason: str, detail: str = "", key: str | None = None, where: str | None = None) -> _Outcome:
+    return False, reason, detail, key, where
 
 
 class _CCv3Run:
@@ -259,58 +273,64 @@ class _CCv3Run:
             self.warnings.append(message)
 
     def _decide(self, entry: _Entry, deco: _Decorated, step: int) -> LogRecord:
-        raw = entry.raw
+        fired, reason, detail, key, where = (
+            self._decorator_gate(entry, deco)
+            or self._history_gate(entry, deco)
+            or self._key_decision(entry, deco, step)
+        )
+        return LogRecord(entry.entry_id, entry.title, fired, reason, detail, step, key, where)
 
-        def no(reason: str, detail: str = "", key: str | None = None, where: str | None = None) -> LogRecord:
-            return LogRecord(entry.entry_id, entry.title, False, reason, detail, step, key, where)
-
-        def yes(reason: str, detail: str = "", key: str | None = None, where: str | None = None) -> LogRecord:
-            return LogRecord(entry.entry_id, entry.title, True, reason, detail, step, key, where)
-
-        if raw.enabled is False:
-            return no(Reason.DISABLED)
+    def _decorator_gate(self, entry: _Entry, deco: _Decorated) -> _Outcome | None:
+        """The entry's switch and its decorators' conditions, before any key is looked at."""
+        if entry.raw.enabled is False:
+            return _no(Reason.DISABLED)
         if deco.activate:
-            return yes(Reason.DECORATOR_ACTIVATE, "@@activate")
+            return _yes(Reason.DECORATOR_ACTIVATE, "@@activate")
         if deco.dont_activate:
-            return no(Reason.DECORATOR_DONT_ACTIVATE, "@@dont_activate")
-        if (
-            deco.greeting is not None
-            and self.chat.greeting_index is not None
-            and deco.greeting != self.chat.greeting_index
-        ):
-            return no(
-                Reason.DECORATOR_CONDITION, f"@@is_greeting {deco.greeting}: greeting is {self.chat.greeting_index}"
-            )
-        if deco.after is not None and self.assistant_count < deco.after:
-            return no(Reason.DECORATOR_CONDITION, f"@@activate_only_after {deco.after}: {self.assistant_count} replies")
-        if deco.every is not None and (deco.every == 0 or self.assistant_count % deco.every):
-            return no(Reason.DECORATOR_CONDITION, f"@@activate_only_every {deco.every}: {self.assistant_count} replies")
-        matched_before = entry.entry_id in self.state.matched
-        if deco.keep and matched_before:
-            return yes(Reason.KEEP_AFTER_MATCH, "matched in an earlier turn")
-        if deco.drop_after_match and matched_before:
-            return no(Reason.DECORATOR_DONT_ACTIVATE, "@@dont_activate_after_match: matched in an earlier turn")
+            return _no(Reason.DECORATOR_DONT_ACTIVATE, "@@dont_activate")
+        greeting = self.chat.greeting_index
+        if deco.greeting is not None and greeting is not None and deco.greeting != greeting:
+            return _no(Reason.DECORATOR_CONDITION, f"@@is_greeting {deco.greeting}: greeting is {greeting}")
+        replies = self.assistant_count
+        if deco.after is not None and replies < deco.after:
+            return _no(Reason.DECORATOR_CONDITION, f"@@activate_only_after {deco.after}: {replies} replies")
+        if deco.every is not None and (deco.every == 0 or replies % deco.every):
+            return _no(Reason.DECORATOR_CONDITION, f"@@activate_only_every {deco.every}: {replies} replies")
+        return None
+
+    def _history_gate(self, entry: _Entry, deco: _Decorated) -> _Outcome | None:
+        """``@@keep_/dont_activate_after_match`` once the entry matched in an earlier turn."""
+        if entry.entry_id not in self.state.matched:
+            return None
+        if deco.keep:
+            return _yes(Reason.KEEP_AFTER_MATCH, "matched in an earlier turn")
+        if deco.drop_after_match:
+            return _no(Reason.DECORATOR_DONT_ACTIVATE, "@@dont_activate_after_match: matched in an earlier turn")
+        return None
+
+    def _key_decision(self, entry: _Entry, deco: _Decorated, step: int) -> _Outcome:
+        raw = entry.raw
         regex_mode = as_bool(raw.use_regex, False)
         if as_bool(raw.constant, False) and not regex_mode:
-            return yes(Reason.CONSTANT)
+            return _yes(Reason.CONSTANT)
         if not entry.keys:
-            return no(Reason.NO_KEYS)
+            return _no(Reason.NO_KEYS)
         texts = self._texts(entry, deco, step)
         hit = self._match(entry, entry.keys, texts)
         if hit is None:
-            return no(Reason.NO_MATCH)
+            return _no(Reason.NO_MATCH)
         selective = as_bool(raw.selective, False) and entry.secondary and not regex_mode
         if selective and self._match(entry, entry.secondary, texts) is None:
-            return no(Reason.SECONDARY_LOGIC, "no secondary key matched")
+            return _no(Reason.SECONDARY_LOGIC, "no secondary key matched")
         for group in deco.additional:
             if self._match(entry, group, texts) is None:
-                return no(Reason.ADDITIONAL_KEYS, f"none of {group} matched")
+                return _no(Reason.ADDITIONAL_KEYS, f"none of {group} matched")
         if not regex_mode:
             for group in deco.exclude:
                 excluded = self._match(entry, group, texts)
                 if excluded is not None:
-                    return no(Reason.EXCLUDE_KEYS, f"{excluded[0]!r} matched", excluded[0], excluded[1])
-        return yes(Reason.KEY_MATCH, "", hit[0], hit[1])
+                    return _no(Reason.EXCLUDE_KEYS, f"{excluded[0]!r} matched", excluded[0], excluded[1])
+        return _yes(Reason.KEY_MATCH, "", hit[0], hit[1])
 
     def run(self) -> Result:
         decorated: dict[str, _Decorated] = {}
