@@ -398,41 +398,17 @@ class STScan:
 
     def gate(self, entry: STEntry, scan_state: int, level: int) -> tuple[str, str]:
         """Checks before key matching: ("go"|"activate"|"skip", reason[:detail])."""
-        s = self.settings
         if entry.disable:
             return "skip", Reason.DISABLED
         if entry.triggers and self.chat.generation_type not in entry.triggers:
             return "skip", f"{Reason.TRIGGER_TYPE}:{self.chat.generation_type} not in {entry.triggers}"
-        cf = entry.character_filter
-        if cf:
-            names = cf.get("names") if isinstance(cf.get("names"), list) else []
-            exclude = bool(cf.get("isExclude"))
-            if names:
-                current = self.chat.character.file or self.chat.character.name
-                included = current in names
-                if included if exclude else not included:
-                    return "skip", f"{Reason.CHARACTER_FILTER}:name {current!r}"
-            tags = cf.get("tags") if isinstance(cf.get("tags"), list) else []
-            if tags and self.chat.character.tags is not None:
-                has = any(t in tags for t in self.chat.character.tags)
-                if has if exclude else not has:
-                    return "skip", f"{Reason.CHARACTER_FILTER}:tags"
+        filtered = self._character_filtered(entry)
+        if filtered:
+            return "skip", filtered
         sticky = self.is_active("sticky", entry)
-        if self.is_active("delay", entry):
-            return "skip", f"{Reason.DELAY}:needs {entry.delay} messages, chat has {self.chat_length}"
-        if self.is_active("cooldown", entry) and not sticky:
-            return "skip", Reason.COOLDOWN
-        if scan_state != RECURSION and entry.delay_until_recursion and not sticky:
-            return "skip", f"{Reason.RECURSION_RULE}:delayUntilRecursion"
-        if (
-            scan_state == RECURSION
-            and entry.delay_until_recursion
-            and entry.delay_until_recursion > level
-            and not sticky
-        ):
-            return "skip", f"{Reason.RECURSION_RULE}:delayUntilRecursion level {entry.delay_until_recursion} > {level}"
-        if scan_state == RECURSION and s.recursive and entry.exclude_recursion and not sticky:
-            return "skip", f"{Reason.RECURSION_RULE}:excludeRecursion"
+        held = self._timing_rule(entry, scan_state, level, sticky)
+        if held:
+            return "skip", held
         if "@@activate" in entry.decorators:
             return "activate", Reason.DECORATOR_ACTIVATE
         if "@@dont_activate" in entry.decorators:
@@ -444,6 +420,43 @@ class STScan:
         if not entry.keys:
             return "skip", Reason.NO_KEYS
         return "go", ""
+
+    def _character_filtered(self, entry: STEntry) -> str | None:
+        """The entry's character filter (names, then tags) leaves out the current character: why."""
+        cf = entry.character_filter
+        if not cf:
+            return None
+        exclude = bool(cf.get("isExclude"))
+        names = cf.get("names") if isinstance(cf.get("names"), list) else []
+        if names:
+            current = self.chat.character.file or self.chat.character.name
+            included = current in names
+            if included if exclude else not included:
+                return f"{Reason.CHARACTER_FILTER}:name {current!r}"
+        tags = cf.get("tags") if isinstance(cf.get("tags"), list) else []
+        if tags and self.chat.character.tags is not None:
+            has = any(t in tags for t in self.chat.character.tags)
+            if has if exclude else not has:
+                return f"{Reason.CHARACTER_FILTER}:tags"
+        return None
+
+    def _timing_rule(self, entry: STEntry, scan_state: int, level: int, sticky: bool) -> str | None:
+        """Timed effects and recursion rules that hold the entry back in this pass: why (a sticky
+        entry passes all but ``delay``)."""
+        if self.is_active("delay", entry):
+            return f"{Reason.DELAY}:needs {entry.delay} messages, chat has {self.chat_length}"
+        if self.is_active("cooldown", entry) and not sticky:
+            return Reason.COOLDOWN
+        if sticky:
+            return None
+        recursing = scan_state == RECURSION
+        if not recursing and entry.delay_until_recursion:
+            return f"{Reason.RECURSION_RULE}:delayUntilRecursion"
+        if recursing and entry.delay_until_recursion and entry.delay_until_recursion > level:
+            return f"{Reason.RECURSION_RULE}:delayUntilRecursion level {entry.delay_until_recursion} > {level}"
+        if recursing and self.settings.recursive and entry.exclude_recursion:
+            return f"{Reason.RECURSION_RULE}:excludeRecursion"
+        return None
 
     def check(self, entry: STEntry, scan_state: int, level: int, step: int) -> tuple[bool, LogRecord]:
         verdict, reason = self.gate(entry, scan_state, level)
