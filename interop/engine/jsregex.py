@@ -335,26 +335,36 @@ class _Translator:
             return self.unicode_escape(nxt, in_class)
         if c == "k" and not in_class and (self.unicode or self.names):
             # A named reference only where named groups exist (or with u); otherwise \k is "k".
-            close = pattern.find(">", nxt) if pattern.startswith("<", nxt) else -1
-            if close == -1 or pattern[nxt + 1 : close] not in self.names:
-                raise JSSyntaxError("invalid named reference")
-            return self.backreference(pattern[nxt + 1 : close]), close + 1
+            return self.named_reference(nxt)
         if c in "pP" and self.unicode:
-            if nxt < len(pattern) and pattern[nxt] == "{":
-                close = pattern.find("}", nxt)
-                if close == -1:
-                    raise JSSyntaxError("unterminated \\p{...}")
-                prop = "\\" + c + pattern[nxt : close + 1]
-                if self.fold is not None and not in_class:
-                    return "[" + prop + self.folded_members(prop) + "]", close + 1
-                return prop, close + 1
-            raise JSSyntaxError("invalid \\p escape")
+            return self.property_escape(c, nxt, in_class)
         if self.unicode and c not in "^$\\.*+?()[]{}|/" and not (in_class and c == "-"):
             raise JSSyntaxError(f"invalid escape \\{c} with the u flag")
         if c == "k" and self.names:
             raise JSSyntaxError("\\k without a group name where named groups exist")
         # Identity escape: the character itself (\/ is /, \a is a, \. is .).
         return self.literal(c, in_class) if c.isalnum() else regex.escape(c), nxt
+
+    def named_reference(self, i: int) -> tuple[str, int]:
+        """``\\k<name>`` (``i`` is just after the ``k``): a backreference to a named group."""
+        pattern = self.pattern
+        close = pattern.find(">", i) if pattern.startswith("<", i) else -1
+        if close == -1 or pattern[i + 1 : close] not in self.names:
+            raise JSSyntaxError("invalid named reference")
+        return self.backreference(pattern[i + 1 : close]), close + 1
+
+    def property_escape(self, c: str, i: int, in_class: bool) -> tuple[str, int]:
+        """``\\p{...}`` / ``\\P{...}`` with the u flag (``i`` is just after the ``p``)."""
+        pattern = self.pattern
+        if i >= len(pattern) or pattern[i] != "{":
+            raise JSSyntaxError("invalid \\p escape")
+        close = pattern.find("}", i)
+        if close == -1:
+            raise JSSyntaxError("unterminated \\p{...}")
+        prop = "\\" + c + pattern[i : close + 1]
+        if self.fold is not None and not in_class:
+            return "[" + prop + self.folded_members(prop) + "]", close + 1
+        return prop, close + 1
 
     def class_escape(self, c: str, in_class: bool) -> str:
         sets = {
