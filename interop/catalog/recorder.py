@@ -258,11 +258,14 @@ class _PgOps:
         self._execute("DELETE FROM fidelity_reports WHERE migration_id = ANY(%b::integer[])", [ids])
 
 
-def _ops(conn: Connection) -> _SqliteOps | _PgOps:
+_Ops = _SqliteOps | _PgOps
+
+
+def _ops(conn: Connection) -> _Ops:
     return _PgOps(conn) if conn.dialect.name == "postgresql" else _SqliteOps(conn)
 
 
-def _ids(ops: _SqliteOps | _PgOps, table: str, rows: list[dict[str, Any]]) -> tuple[dict[str, int], set[str]]:
+def _ids(ops: _Ops, table: str, rows: list[dict[str, Any]]) -> tuple[dict[str, int], set[str]]:
     """Insert the rows whose natural key is new; returns (key -> id for every row, keys inserted here)."""
     key = _KEYED[table]
     ids: dict[str, int] = {}
@@ -337,15 +340,24 @@ def write_batch(conn: Connection, outcomes: Iterable[FileOutcome]) -> None:
         return
     ops = _ops(conn)
     now = datetime.now(UTC)
+    source_ids = _record_sources(ops, files, now)
+    imported = [o for o in files if o.status == "imported" and o.item is not None]
+    book_ids = _record_books(ops, imported, now)
+    card_ids = _record_cards(ops, imported, book_ids, now)
+    _record_links(ops, imported, source_ids, card_ids, book_ids, now)
 
-    # source files
+
+def _record_sources(ops: _Ops, files: list[FileOutcome], now: datetime) -> dict[str, int]:
+    """Source file rows (inserted or updated): sha256 -> id."""
     source_ids = {sha: row_id for row_id, sha in ops.upsert_sources(_source_rows(files, now))}
     missing = [o.sha256 or "" for o in files if o.sha256 not in source_ids]
     if missing:
         source_ids.update((sha, row_id) for row_id, sha in ops.select_ids("source_files", missing))
-    imported = [o for o in files if o.status == "imported" and o.item is not None]
+    return source_ids
 
-    # lorebooks (standalone and embedded), then the entries of those created here
+
+def _record_books(ops: _Ops, imported: list[FileOutcome], now: datetime) -> dict[str, int]:
+    """Lorebooks (standalone and embedded), then the entries of those created here: content hash -> id."""
     books: dict[str, BookRecord] = {}
     for o in imported:
         book = o.item.any_book if o.item else None
@@ -355,8 +367,11 @@ def write_batch(conn: Connection, outcomes: Iterable[FileOutcome]) -> None:
     entry_rows = [{"lorebook_id": book_ids[h], **e} for h in sorted(new_books) for e in books[h].entries]
     if entry_rows:
         ops.insert("lorebook_entries", entry_rows)
+    return book_ids
 
-    # cards, then the tags and assets of those created here
+
+def _record_cards(ops: _Ops, imported: list[FileOutcome], book_ids: dict[str, int], now: datetime) -> dict[str, int]:
+    """Cards, then the tags and assets of those created here: content hash -> id."""
     cards: dict[str, CardRecord] = {}
     for o in imported:
         if o.item is not None and o.item.card is not None:
@@ -385,8 +400,18 @@ def write_batch(conn: Connection, outcomes: Iterable[FileOutcome]) -> None:
     }
     if asset_rows:
         ops.insert_ignore("card_assets", [asset_rows[k] for k in sorted(asset_rows)])
+    return card_ids
 
-    # provenance links and migrations
+
+def _record_links(
+    ops: _Ops,
+    imported: list[FileOutcome],
+    source_ids: dict[str, int],
+    card_ids: dict[str, int],
+    book_ids: dict[str, int],
+    now: datetime,
+) -> None:
+    """Provenance links (file -> card / lorebook) and the migrations of every target."""
     card_links, book_links, migrations = [], [], []
     for o in imported:
         item = o.item
@@ -435,7 +460,7 @@ def _migration_rows(
     ]
 
 
-def _migrations(ops: _SqliteOps | _PgOps, migrations: list[tuple[dict[str, Any], TargetOutcome]]) -> None:
+def _migrations(ops: _Ops, migrations: list[tuple[dict[str, Any], TargetOutcome]]) -> None:
     """Every target of every file in one multi-row upsert, their reports in one more statement."""
     migrations.sort(key=lambda m: (m[0]["source_file_id"], m[0]["target"]))
     ids = {(src, target): mid for mid, src, target in ops.upsert_migrations([row for row, _ in migrations])}
