@@ -26,11 +26,12 @@ from ..transforms.st_risu import CARD_TEXT
 from .added import added_fields
 from .apps import AppVerdict, app_verdicts
 from .compare import changed_fields, describe_change, short, strict_equal
-from .containers import compare_containers
+from .compared import Compared
+from .containers import ContainerResult
 from .hooks import findings
 from .paths import Path, PathCache, pattern_segments, render
 from .rules import FATE_ORDER, RuleBook, rule_book
-from .view import MISSING, CanonicalView, leaves, view_of
+from .view import MISSING, CanonicalView, leaves
 
 DEEPDIFF_PER_FIELD = 5
 """How many changed values of one field (pattern form) DeepDiff describes per report."""
@@ -121,12 +122,14 @@ def fidelity_report(
     output_doc: Document | None = None,
     chats: Sequence[Any] | None = None,
     seed: int = 0,
+    compared: Compared | None = None,
 ) -> FidelityReport:
     """The fate of every field of ``source_doc`` when written as ``target_format``.
 
     ``output_bytes`` is the conversion's output; when None it is written here
     (``ConversionError`` when the target cannot hold the document at all).
-    ``output_doc`` is those bytes already read back, to save reading them twice.
+    ``output_doc`` is those bytes already read back, to save reading them twice;
+    ``compared`` is the source and that read-back output already compared (a round trip's).
     ``chats`` (``interop.engine.Chat``) adds behaviour items: entries whose
     activation differs between the source and the target platform.
     """
@@ -136,52 +139,70 @@ def fidelity_report(
         raise FormatError(f"unknown target format {target_format!r}") from None
     if output_bytes is None:
         output_bytes = write(source_doc, fmt.name)
-    if output_doc is None:
-        output_doc = read_back(output_bytes, fmt.name, source_doc.source)
-    source = view_of(source_doc)
-    output = view_of(output_doc) if output_doc is not None else None
-    same_platform = get_format(source_doc.format).platform == fmt.platform
-    rules = rule_book(fmt.name, same_platform)
-    items = _field_items(source, output, rules, fmt.name)
-    items += _container_items(source, output, rules, fmt.name)
-    if output is not None:
-        _moved_asset_descriptors(items, source, output, fmt.name)
-        _translated_dates(items, output_doc)
-        _translated_disabled(items, output_doc)
+    if compared is None:
+        if output_doc is None:
+            output_doc = read_back(output_bytes, fmt.name, source_doc.source)
+        compared = Compared.of(source_doc, output_doc, fmt.name)
+    source_platform = get_format(source_doc.format).platform
+    rules = rule_book(fmt.name, source_platform == fmt.platform)
     report = FidelityReport(
         source_format=source_doc.format,
         target_format=fmt.name,
         source_kind=source_doc.kind,
         target_kind=fmt.kind,
         target_platform=fmt.platform,
-        items=items,
+        items=_items(compared, rules),
         source_file=source_doc.source,
         output_size=len(output_bytes),
-        verified=output is not None,
+        verified=compared.output is not None,
     )
-    if not same_platform:  # hooks say how the target app differs from the source's: nothing to say for its own files
-        _apply_findings(report, findings(source_doc, fmt.name, fmt.platform, output_doc))
-    source_platform = get_format(source_doc.format).platform
-    report.apps = app_verdicts(source_doc, source_platform, fmt.name, fmt.platform, output_bytes)
-    for verdict in report.apps:
-        _apply_app_verdict(report, verdict)
-    if output is not None:
-        report.added = added_fields(source, output)
+    _judge_at_the_target(report, compared, source_platform, output_bytes)
+    if compared.output is not None:
+        report.added = added_fields(compared.source, compared.output)
     if not rules.described:
         report.warnings.append(f"no mapping table describes {fmt.name}: fields that survive are reported as kept")
-    if output is None:
+    if compared.output is None:
         report.warnings.append(f"{fmt.name} cannot be read back: fates come from the mapping tables only")
     if chats:
-        from .behaviour import behaviour_items
-
-        if output_doc is None:
-            report.warnings.append("behaviour not compared: the output cannot be read back")
-        else:
-            platform = get_format(source_doc.format).platform
-            found, notes = behaviour_items(source_doc, platform, output_doc, fmt.platform, chats, seed)
-            report.items.extend(found)
-            report.warnings.extend(notes)
+        _add_behaviour(report, compared, source_platform, chats, seed)
     return report
+
+
+def _items(compared: Compared, rules: RuleBook) -> list[FidelityItem]:
+    """Every source field's fate from the data and the tables, then the output's known translations."""
+    source, output, target = compared.source, compared.output, compared.target
+    items = _field_items(source, output, rules, target)
+    items += _container_items(compared.containers, rules)
+    if output is not None:
+        _moved_asset_descriptors(items, source, output, compared.containers)
+        _translated_dates(items, compared.output_doc)
+        _translated_disabled(items, compared.output_doc)
+    return items
+
+
+def _judge_at_the_target(report: FidelityReport, compared: Compared, source_platform: str, output: bytes) -> None:
+    """The target platform's hazards and its app's verdict worsen the fates they name."""
+    source_doc, target = compared.source_doc, report.target_format
+    if source_platform != report.target_platform:  # nothing to say about an app's own files
+        _apply_findings(report, findings(source_doc, target, report.target_platform, compared.output_doc))
+    report.apps = app_verdicts(source_doc, source_platform, target, report.target_platform, output)
+    for verdict in report.apps:
+        _apply_app_verdict(report, verdict)
+
+
+def _add_behaviour(
+    report: FidelityReport, compared: Compared, source_platform: str, chats: Sequence[Any], seed: int
+) -> None:
+    from .behaviour import behaviour_items
+
+    if compared.output_doc is None:
+        report.warnings.append("behaviour not compared: the output cannot be read back")
+        return
+    found, notes = behaviour_items(
+        compared.source_doc, source_platform, compared.output_doc, report.target_platform, chats, seed
+    )
+    report.items.extend(found)
+    report.warnings.extend(notes)
 
 
 def read_back(data: bytes, target_format: str, filename: str | None = None) -> Document | None:
@@ -361,11 +382,9 @@ def _unverified(name: str, rule: TargetRule | None) -> FidelityItem:
     return FidelityItem(name, rule.fate, rule.detail, rule.pattern)
 
 
-def _container_items(
-    source: CanonicalView, output: CanonicalView | None, rules: RuleBook, target: str
-) -> list[FidelityItem]:
+def _container_items(containers: list[ContainerResult], rules: RuleBook) -> list[FidelityItem]:
     items = []
-    for result in compare_containers(source, output, target):
+    for result in containers:
         rule = rules.rule(pattern_segments(result.path))
         fate, detail = result.fate, result.detail
         if rule is not None and FATE_ORDER[rule.fate] > FATE_ORDER[fate]:
@@ -375,7 +394,7 @@ def _container_items(
 
 
 def _moved_asset_descriptors(
-    items: list[FidelityItem], source: CanonicalView, output: CanonicalView, target: str
+    items: list[FidelityItem], source: CanonicalView, output: CanonicalView, containers: list[ContainerResult]
 ) -> None:
     """``card.assets[i]`` whose only change is a ``uri`` that follows its file is translated, not lost.
 
@@ -383,7 +402,7 @@ def _moved_asset_descriptors(
     ``embeded://assets/...`` members; the descriptor changed because the file moved.
     """
     moved: dict[str, str] = {}
-    for result in compare_containers(source, output, target):
+    for result in containers:
         if result.now is not None and result.now[0] == "asset":
             moved["ccdefault:" if result.path == ("image",) else str(result.path[1])] = str(result.now[1])
     mine = (source.card or {}).get("assets")

@@ -22,10 +22,11 @@ from ..document import Document
 from ..errors import ConversionError
 from ..formats.registry import get_format
 from .compare import Change, all_changes
+from .compared import Compared
 from .containers import compare_containers
 from .paths import render
 from .report import FidelityReport, fidelity_report, read_back
-from .view import view_of
+from .view import CanonicalView, view_of
 
 
 @dataclass
@@ -124,30 +125,39 @@ def roundtrip(doc: Document, target: str, *, chats: Sequence[Any] | None = None,
     if target_doc is None:
         leg.skipped = f"{fmt.name} output cannot be read back"
         return leg
-    leg.moves = {
-        render(r.path): render(r.now) for r in compare_containers(view_of(doc), view_of(target_doc), fmt.name) if r.now
-    }
-    leg.forward = fidelity_report(doc, fmt.name, data, output_doc=target_doc, chats=chats, seed=seed)
-    source_fmt = get_format(doc.format)
-    back_doc = target_doc
-    if source_fmt.write is None:
-        leg.no_way_back = f"{source_fmt.name} cannot be written"
+    forward = Compared.of(doc, target_doc, fmt.name)
+    leg.moves = {render(r.path): render(r.now) for r in forward.containers if r.now}
+    leg.forward = fidelity_report(doc, fmt.name, data, compared=forward, chats=chats, seed=seed)
+    back = _way_back(leg, forward)
+    if back is None:  # the target itself is compared with the source
+        leg.changes = document_changes(doc, target_doc, views=(forward.source, forward.output))
+        leg.moved = _moved_as_reported(leg, doc, target_doc)
     else:
-        try:
-            back_bytes = write(target_doc, source_fmt.name)
-        except ConversionError as exc:
-            leg.no_way_back = exc.reason
-        else:
-            leg.back_format = source_fmt.name
-            back_doc = read_bytes(back_bytes, format=source_fmt.name, filename=doc.source)
-            leg.backward = fidelity_report(target_doc, source_fmt.name, back_bytes, output_doc=back_doc)
-    leg.changes = document_changes(doc, back_doc)
-    predicted = leg.predicted_paths()
-    if leg.no_way_back:
-        leg.moved = _moved_as_reported(leg, doc, back_doc)
-        predicted |= leg.moved
+        leg.changes = document_changes(doc, back.output_doc, views=(forward.source, back.output))
+    predicted = leg.predicted_paths() | leg.moved
     leg.unpredicted = [c for c in leg.changes if c.kind != "added" and render(c.path) not in predicted]
     return leg
+
+
+def _way_back(leg: Leg, forward: Compared) -> Compared | None:
+    """The target written back in the source's format and read again, with the backward report
+    (``leg.back_format``, ``leg.backward``); None, with ``leg.no_way_back`` saying why, when it cannot be."""
+    target_doc = forward.output_doc
+    assert target_doc is not None
+    source_fmt = get_format(forward.source_doc.format)
+    if source_fmt.write is None:
+        leg.no_way_back = f"{source_fmt.name} cannot be written"
+        return None
+    try:
+        back_bytes = write(target_doc, source_fmt.name)
+    except ConversionError as exc:
+        leg.no_way_back = exc.reason
+        return None
+    leg.back_format = source_fmt.name
+    back_doc = read_bytes(back_bytes, format=source_fmt.name, filename=forward.source_doc.source)
+    back = Compared.of(target_doc, back_doc, source_fmt.name, source=forward.output)
+    leg.backward = fidelity_report(target_doc, source_fmt.name, back_bytes, compared=back)
+    return back
 
 
 def _moved_as_reported(leg: Leg, source: Document, target: Document) -> set[str]:
@@ -170,9 +180,14 @@ def _moved_as_reported(leg: Leg, source: Document, target: Document) -> set[str]
     return found
 
 
-def document_changes(a: Document, b: Document) -> list[Change]:
-    """Every difference between two documents: fields (by entry index) and container parts."""
-    va, vb = view_of(a), view_of(b)
+def document_changes(
+    a: Document, b: Document, *, views: tuple[CanonicalView, CanonicalView | None] | None = None
+) -> list[Change]:
+    """Every difference between two documents: fields (by entry index) and container parts.
+
+    ``views``: ``view_of(a), view_of(b)`` when the caller already has them."""
+    va, vb = views if views is not None else (view_of(a), view_of(b))
+    assert vb is not None
     changes = all_changes(va, vb)
     for result in compare_containers(va, vb, b.format):
         if result.fate == "lost":
