@@ -12,10 +12,9 @@ Register more with ``register_hook(platform, hook)``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from ..document import Document
 from ..formats.registry import get_platform
@@ -96,29 +95,20 @@ def _entry_of(path: str) -> int | None:
 register_hook("agnai", _agnai_keys)
 
 
-_CONFLICT = re.compile(r"^entry (\d+)(?: \(.*?\))?: ([\w.]+) is ")
-
-
 def _sillytavern_conflicts(source: Document, target_format: str, output: Document | None) -> list[Finding]:
     """Entries whose SillyTavern flat ``extensions`` keys disagree with the namespace or the spec field.
 
-    SillyTavern reads the flat keys, so the other value has no effect there
-    (``normalize_card_book`` in interop.formats.sillytavern.adapter lists the conflicts).
+    SillyTavern reads the flat keys, so the other value has no effect there; the platform's
+    ``hazards`` lists them as ``Conflict`` records (path, detail, fate).
     """
-    normalize = platform_service("sillytavern", "normalize_card_book")
-    book = source.book
-    if normalize is None or book is None:
+    try:
+        hazards = get_platform("sillytavern").hazards
+    except KeyError:
         return []
-    _, conflicts = normalize(book)
-    found = []
-    for conflict in conflicts:
-        match = _CONFLICT.match(conflict)
-        if match is None:
-            continue
-        index, field = int(match.group(1)), match.group(2)
-        path: Path = ("entry", index, *field.split("."))
-        found.append(Finding(path, "approximated", f"SillyTavern reads its flat key: {conflict.split(': ', 1)[1]}"))
-    return found
+    book = source.book
+    if hazards is None or book is None:
+        return []
+    return [Finding(c.path, cast(Fate, c.fate), c.detail) for c in hazards(book)]
 
 
 register_hook("sillytavern", _sillytavern_conflicts)

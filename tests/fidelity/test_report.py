@@ -288,7 +288,7 @@ def test_asset_descriptor_that_follows_its_file_is_translated() -> None:
 
 
 def test_sillytavern_hook_maps_flat_key_conflicts_to_fields() -> None:
-    pytest.importorskip("interop.formats.sillytavern.adapter")
+    pytest.importorskip("interop.formats.sillytavern")
     from interop.fidelity.hooks import _sillytavern_conflicts
 
     book = Lorebook.model_validate(
@@ -315,7 +315,7 @@ def test_write_only_target_is_read_back_by_detection(monkeypatch: pytest.MonkeyP
 
     from interop.formats import registry
 
-    pytest.importorskip("interop.formats.sillytavern.adapter")
+    pytest.importorskip("interop.formats.sillytavern")
     # A SillyTavern card is V2 JSON: without its own reader it is read back as ccv2.
     st_card = registry.get_format("sillytavern-card")
     monkeypatch.setitem(registry._FORMATS, "sillytavern-card", dataclasses.replace(st_card, read=None))

@@ -14,7 +14,8 @@ from interop import api
 from interop.cli import cli
 from interop.document import Document
 from interop.errors import InvalidCardError
-from interop.formats.sillytavern import adapter as st
+from interop.formats import sillytavern as st
+from interop.formats.sillytavern.fields import BY_NATIVE
 from interop.formats.sillytavern.model import entry_ext
 from interop.model import Card, Lorebook
 from tests.conftest import PROJECT_CORPUS, corpus_params, project_files, shared_files
@@ -313,7 +314,7 @@ def test_normalize_reports_conflicts_and_keeps_the_flat_value() -> None:
         },
     }]})
     normalized, conflicts = st.normalize_card_book(book)
-    text = "\n".join(conflicts)
+    text = "\n".join(st.conflict_text(book, c) for c in conflicts)
     assert "insertion_position is 1" in text and "case_sensitive is true" in text
     assert "position is 'before_char'" in text and "name is \"A\"" in text
     assert len(conflicts) == 4
@@ -459,7 +460,7 @@ def test_project_samples_cover_every_enum_value() -> None:
 def test_mapping_table_covers_the_template() -> None:
     """Every field of the late-2025 entry template (and ST's flat export keys) is in the table."""
     sample = load(ST_CORPUS / "modern_world.json")["entries"]["0"]
-    assert set(sample) <= set(st.BY_NATIVE)
+    assert set(sample) <= set(BY_NATIVE)
     assert len(st.flat_keys()) == 31
 
 
