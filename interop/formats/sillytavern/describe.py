@@ -14,7 +14,8 @@ from .world import world_from_lorebook
 
 TIMED_EFFECTS = ("sticky", "cooldown", "delay")
 FLAGS = ("constant", "disable", "vectorized", "excludeRecursion", "preventRecursion", "ignoreBudget")
-AT_DEPTH, OUTLET = 4, 7  # the positions whose entries carry a role / an outlet name
+# The positions whose entries carry a role / an outlet name (numbers from the mapping table).
+AT_DEPTH, OUTLET = ({name: value for value, name in POSITION_NAMES.items()}[n] for n in ("at_depth", "outlet"))
 
 
 def _enum_name(table: dict[Any, str], value: Any) -> str:

@@ -119,16 +119,25 @@ BOOK_FIELDS_DROPPED_BY_ST = ("description", "scan_depth", "token_budget", "recur
 # Native fields of a world entry that ST's card exporter writes at the card entry's top level.
 TOP_LEVEL_NATIVE = ("uid", "key", "keysecondary", "comment", "content", "constant", "selective", "order", "disable")
 
-# Spec fields CCv3 requires on every entry (character-card-v3.txt, "lorebook entry"), with the
-# native field whose value SillyTavern would apply when the source lacks them.
-REQUIRED_ENTRY_FIELDS = (
-    ("keys", "key"), ("content", "content"), ("enabled", "disable"), ("insertion_order", "order"),
-    ("use_regex", None), ("extensions", None),
-)
+
+
+def _required_entry_fields() -> tuple[tuple[str, str | None], ...]:
+    """Spec fields CCv3 requires on every entry (the table's ``required`` rows), in the spec's order,
+    each with the native world field whose value SillyTavern would apply when the source lacks it."""
+    native_of: dict[str, str | None] = {}
+    for row in load_mapping("sillytavern").fields_at("entry"):
+        if row.required and row.canonical is not None:
+            native_of[row.canonical] = row.native if row.transform else None  # None: a card-only field
+    spec_order = list(LorebookEntry.model_fields)
+    return tuple(sorted(native_of.items(), key=lambda item: spec_order.index(item[0])))
+
+
+REQUIRED_ENTRY_FIELDS = _required_entry_fields()
 # Top-level card fields convertCharacterBook reads with a fallback (`x || fallback`): written when
 # the entry lacks them and means something else than the fallback.
-ST_TOP_LEVEL = (
-    ("selective", "selective", False), ("constant", "constant", False), ("secondary_keys", "keysecondary", []),
+ST_TOP_LEVEL = tuple(
+    (BY_NATIVE[native].canonical, native, BY_NATIVE[native].template_default(for_card=True))
+    for native in ("selective", "constant", "keysecondary")
 )
 NATIVE_OF_REQUIRED = {name: native for name, native in REQUIRED_ENTRY_FIELDS if native} | {
     name: native for name, native, _ in ST_TOP_LEVEL
