@@ -19,7 +19,7 @@ from __future__ import annotations
 from ..registry import Format, Platform, register, register_platform
 from .card import card_book_from_lorebook, sillytavern_card
 from .describe import describe, describe_world
-from .fields import FIELDS, LOGIC_NAMES, POSITION_NAMES, ROLE_NAMES, flat_keys
+from .fields import FIELDS, LOGIC_NAMES, POSITION_NAMES, ROLE_NAMES, WorldField, flat_keys
 from .files import detect_world, read_card, read_world, write_card, write_world
 from .keys import is_regex_key
 from .model import STEntryExt, STLorebookExt
@@ -56,7 +56,7 @@ register(
 )
 
 
-def world_fields() -> tuple:
+def world_fields() -> tuple[WorldField, ...]:
     """The world-entry fields of the mapping table, in the template's key order (``fields.WorldField``)."""
     return FIELDS
 
