@@ -49,6 +49,8 @@ class FieldMap:
     """Name of the value rewrite between native and canonical (``interop.transforms``), if not a copy."""
     order: int | None = None
     """Position in the native object's own key order (writers emit fields in this order)."""
+    source: str = ""
+    """A native flag that adds ``source`` to a canonical list when true (``transform`` "match")."""
 
 
 @dataclass(frozen=True)
@@ -151,6 +153,7 @@ def _parse(raw: dict[str, Any], source: str) -> Mapping:
                 required=bool(f.get("required", False)),
                 transform=f.get("transform", ""),
                 order=f.get("order"),
+                source=f.get("source", ""),
             )
             for f in raw.get("fields", [])
         )

@@ -10,8 +10,7 @@ import pytest
 from interop.api import read_bytes, write
 from interop.fidelity import fidelity_report
 from interop.fidelity.apps import sillytavern_check
-from interop.formats import get_platform
-from interop.formats.sillytavern import adapter as sillytavern
+from interop.formats import get_platform, sillytavern
 from interop.memo import document_scope, memoized
 
 CARD = Path(__file__).resolve().parent.parent / "corpus" / "cards" / "ilse_v2_st_mirror.json"

@@ -7,14 +7,13 @@ regex characters from keys, ...). A platform declares such knowledge as
 registry; ``findings`` turns every record into a ``Finding``. A finding can only
 make a fate worse, never better.
 
-Register extra checks with ``register_hook(platform, hook)``. The built-in hooks
-at the bottom of this module stand in for platforms that declare no ``hazards``
-yet: a platform's ``hazards`` replaces them.
+Register extra checks with ``register_hook(platform, hook)``. The built-in hook
+at the bottom of this module (Agnai's keys) stands in until its platform declares
+``hazards``: a platform's ``hazards`` replaces the built-in hooks of this module.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, cast
@@ -119,31 +118,3 @@ def _entry_of(path: str) -> int | None:
 
 
 register_hook("agnai", _agnai_keys)
-
-
-_CONFLICT = re.compile(r"^entry (\d+)(?: \(.*?\))?: ([\w.]+) is ")
-
-
-def _sillytavern_conflicts(source: Document, target_format: str, output: Document | None) -> list[Finding]:
-    """Entries whose SillyTavern flat ``extensions`` keys disagree with the namespace or the spec field.
-
-    SillyTavern reads the flat keys, so the other value has no effect there
-    (``normalize_card_book`` in interop.formats.sillytavern.adapter lists the conflicts).
-    """
-    normalize = platform_service("sillytavern", "normalize_card_book")
-    book = source.book
-    if normalize is None or book is None:
-        return []
-    _, conflicts = normalize(book)
-    found = []
-    for conflict in conflicts:
-        match = _CONFLICT.match(conflict)
-        if match is None:
-            continue
-        index, field = int(match.group(1)), match.group(2)
-        path: Path = ("entry", index, *field.split("."))
-        found.append(Finding(path, "approximated", f"SillyTavern reads its flat key: {conflict.split(': ', 1)[1]}"))
-    return found
-
-
-register_hook("sillytavern", _sillytavern_conflicts)

@@ -58,7 +58,7 @@ def test_canonical_books_go_through_the_adapter() -> None:
         name="Harbor",
         entries=[LorebookEntry(keys=["roderick"], content="Roderick lore.", enabled=True, insertion_order=1, id=0)],
     )
-    if importlib.util.find_spec("interop.formats.sillytavern.adapter") is None:
+    if importlib.util.find_spec("interop.formats.sillytavern") is None:
         with pytest.raises(ConversionError, match="adapter"):
             evaluate([book], chat("harbor.jsonl"), "sillytavern")
         return

@@ -288,8 +288,8 @@ def test_asset_descriptor_that_follows_its_file_is_translated() -> None:
 
 
 def test_sillytavern_hook_maps_flat_key_conflicts_to_fields() -> None:
-    pytest.importorskip("interop.formats.sillytavern.adapter")
-    from interop.fidelity.hooks import _sillytavern_conflicts
+    pytest.importorskip("interop.formats.sillytavern")
+    from interop.fidelity.hooks import findings
 
     book = Lorebook.model_validate(
         {
@@ -303,7 +303,7 @@ def test_sillytavern_hook_maps_flat_key_conflicts_to_fields() -> None:
             ]
         }
     )
-    found = {f.path: f for f in _sillytavern_conflicts(Document(format="lorebook_v3", lorebook=book), "x", None)}
+    found = {f.path: f for f in findings(Document(format="lorebook_v3", lorebook=book), "x", "sillytavern", None)}
     assert set(found) == {("entry", 1, "extensions", "sillytavern", "entry", "depth"), ("entry", 1, "case_sensitive")}
     assert all(
         f.fate == "approximated" and f.detail.startswith("SillyTavern reads its flat key") for f in found.values()
@@ -315,7 +315,7 @@ def test_write_only_target_is_read_back_by_detection(monkeypatch: pytest.MonkeyP
 
     from interop.formats import registry
 
-    pytest.importorskip("interop.formats.sillytavern.adapter")
+    pytest.importorskip("interop.formats.sillytavern")
     # A SillyTavern card is V2 JSON: without its own reader it is read back as ccv2.
     st_card = registry.get_format("sillytavern-card")
     monkeypatch.setitem(registry._FORMATS, "sillytavern-card", dataclasses.replace(st_card, read=None))

@@ -14,7 +14,9 @@ from interop import api
 from interop.cli import cli
 from interop.document import Document
 from interop.errors import InvalidCardError
-from interop.formats.sillytavern import adapter as st
+from interop.formats import get_platform
+from interop.formats import sillytavern as st
+from interop.formats.sillytavern.fields import BY_NATIVE
 from interop.formats.sillytavern.model import entry_ext
 from interop.model import Card, Lorebook
 from tests.conftest import PROJECT_CORPUS, corpus_params, project_files, shared_files
@@ -313,7 +315,7 @@ def test_normalize_reports_conflicts_and_keeps_the_flat_value() -> None:
         },
     }]})
     normalized, conflicts = st.normalize_card_book(book)
-    text = "\n".join(conflicts)
+    text = "\n".join(st.conflict_text(book, c) for c in conflicts)
     assert "insertion_position is 1" in text and "case_sensitive is true" in text
     assert "position is 'before_char'" in text and "name is \"A\"" in text
     assert len(conflicts) == 4
@@ -324,6 +326,41 @@ def test_normalize_reports_conflicts_and_keeps_the_flat_value() -> None:
     assert entry.priority == 3 and entry.name == "A" and entry.case_sensitive is False
     assert set(entry.extensions) == {"risuai", "sillytavern"}
 
+
+
+def test_conflicts_are_records_with_canonical_paths_and_hazards_say_what_st_reads() -> None:
+    book = Lorebook.model_validate({"entries": [{"keys": ["a"], "content": "x"}, {
+        "keys": ["b"], "content": "y", "comment": "Two", "position": "before_char", "name": "A",
+        "extensions": {"position": 4, "sillytavern": {"entry": {"depth": 5, "card_fields": {"name": "B"}}},
+                       "depth": 2},
+    }]})
+    _, conflicts = st.normalize_card_book(book)
+    assert [c.path for c in conflicts] == [
+        ("entry", 1, "extensions", "sillytavern", "entry", "depth"), ("entry", 1, "position"), ("entry", 1, "name"),
+    ]
+    assert all(c.fate == "approximated" for c in conflicts)
+    assert conflicts[0].detail == (
+        "extensions.sillytavern.entry.depth is 5 but SillyTavern's flat key gives 2; the flat value is kept"
+    )
+    assert st.conflict_text(book, conflicts[1]) == (
+        "entry 1 ('Two'): position is 'before_char' but SillyTavern's extensions.position is 4 (at_depth);"
+        " SillyTavern uses the flat key"
+    )
+    hazards = get_platform("sillytavern").hazards
+    assert hazards is not None
+    assert [(h.path, h.detail) for h in hazards(book)] == [
+        (c.path, f"SillyTavern reads its flat key: {c.detail}") for c in conflicts
+    ]
+
+
+def test_platform_offers_its_services_through_the_registry() -> None:
+    platform = get_platform("sillytavern")
+    assert platform.book_to_native is st.world_from_lorebook and platform.book_from_native is st.lorebook_from_world
+    for name in ("card_book_from_lorebook", "conflict_text", "flat_keys", "lorebook_from_world",
+                 "normalize_card_book", "position_names", "st_readable_book", "world_fields", "world_from_lorebook"):
+        assert platform.service(name) is not None, name
+    assert platform.services["position_names"]() == st.POSITION_NAMES
+    assert [f.native for f in platform.services["world_fields"]()][:3] == ["uid", "key", "keysecondary"]
 
 def test_normalize_card_restores_dropped_book_fields() -> None:
     doc = api.read(ST_CORPUS / "card_import_world.json")
@@ -459,7 +496,7 @@ def test_project_samples_cover_every_enum_value() -> None:
 def test_mapping_table_covers_the_template() -> None:
     """Every field of the late-2025 entry template (and ST's flat export keys) is in the table."""
     sample = load(ST_CORPUS / "modern_world.json")["entries"]["0"]
-    assert set(sample) <= set(st.BY_NATIVE)
+    assert set(sample) <= set(BY_NATIVE)
     assert len(st.flat_keys()) == 31
 
 

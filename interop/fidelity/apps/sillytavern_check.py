@@ -10,12 +10,12 @@ counts as that value (ST reads those with ``??``), ``delayUntilRecursion`` false
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
 from ...document import Document
-from ...formats.registry import get_format
-from ...formats.sillytavern.adapter import FIELDS, POSITION_NAMES, world_from_lorebook
+from ...formats.registry import get_format, get_platform
 from ...memo import memoized
 from ..hooks import Finding
 from . import sillytavern as st
@@ -40,9 +40,15 @@ _SPECIAL: dict[str, tuple[str, ...]] = {
 }
 
 
+def _st(name: str) -> Any:
+    """A SillyTavern platform service (the registry, never the package's modules)."""
+    return get_platform("sillytavern").services[name]
+
+
+@functools.cache
 def _canonical_paths() -> dict[str, tuple[str, ...]]:
     paths: dict[str, tuple[str, ...]] = {}
-    for row in FIELDS:
+    for row in _st("world_fields")():
         paths.setdefault(row.native, (row.canonical,))
     for name in ("matchPersonaDescription", "matchCharacterDescription", "matchCharacterPersonality",
                  "matchCharacterDepthPrompt", "matchScenario", "matchCreatorNotes"):
@@ -51,13 +57,10 @@ def _canonical_paths() -> dict[str, tuple[str, ...]]:
     return paths
 
 
-CANONICAL = _canonical_paths()
-
-
 def source_settings(doc: Document) -> list[dict[str, Any]]:
     """The source book as the ST world entries it stands for, template-filled, in book order."""
     assert doc.book is not None
-    world = world_from_lorebook(doc.book, from_card=doc.card is not None)
+    world = _st("world_from_lorebook")(doc.book, from_card=doc.card is not None)
     out = []
     for key, entry in world["entries"].items():
         if isinstance(entry, dict):
@@ -173,12 +176,12 @@ def _show(name: str, value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False)
     text = text if len(text) <= 60 else text[:57] + "..."
     if name == "position" and isinstance(value, int):
-        text += f" ({POSITION_NAMES.get(value, '?')})"
+        text += f" ({_st('position_names')().get(value, '?')})"
     return text
 
 
 def _path(index: int, name: str, raw: dict[str, Any]) -> tuple[Any, ...]:
-    candidates = CANONICAL.get(name, (name,))
+    candidates = _canonical_paths().get(name, (name,))
     for candidate in candidates:
         parts = candidate.split(".")
         node: Any = raw

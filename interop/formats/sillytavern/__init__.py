@@ -1,9 +1,69 @@
-"""SillyTavern: world info files and SillyTavern-flavoured cards."""
+"""SillyTavern: native world info files and SillyTavern-flavoured cards.
+
+* ``sillytavern-world``: ``{"entries": {"<uid>": {...}}, "originalData"?: {...}}``,
+  read and written losslessly (``lorebook_from_world`` / ``world_from_lorebook``).
+* ``sillytavern-card``: a V2 card JSON the way SillyTavern writes it (V1 mirror
+  at the root, ST's flat ``entry.extensions`` keys), plus a stash of what ST's
+  own exporter drops. Reading cards is the ccv2/ccv3/png readers' job; they (or
+  the fidelity report) call ``normalize_card`` / ``normalize_card_book`` to fold
+  the flat keys into ``extensions.sillytavern`` and get the conflicts.
+
+Field renames, defaults and enum names come from ``mappings/sillytavern.json``
+(rendered to docs/platforms/sillytavern.md), which also documents every decision
+made here. This module is the package's one public face: other packages reach it
+through the registry (``get_platform("sillytavern").service(name)``), never by import.
+"""
 
 from __future__ import annotations
 
-from ..registry import Platform, register_platform
-from . import adapter
+from ..registry import Format, Platform, register, register_platform
+from .card import card_book_from_lorebook, sillytavern_card
+from .describe import describe, describe_world
+from .fields import FIELDS, LOGIC_NAMES, POSITION_NAMES, ROLE_NAMES, WorldField, flat_keys
+from .files import detect_world, read_card, read_world, write_card, write_world
+from .keys import is_regex_key
+from .model import STEntryExt, STLorebookExt
+from .normalize import conflict_text, hazards, normalize_card, normalize_card_book
+from .readable import st_readable_book
+from .world import lorebook_from_world, world_from_lorebook
+
+register(
+    Format(
+        name="sillytavern-world",
+        kind="lorebook",
+        title="SillyTavern world info ({entries: {uid: entry}})",
+        suffix=".json",
+        platform="sillytavern",
+        detect=detect_world,
+        read=read_world,
+        write=write_world,
+        describe=describe,
+        aliases=("st-world", "worldinfo"),
+    )
+)
+register(
+    Format(
+        name="sillytavern-card",
+        kind="card",
+        title="Character card JSON as SillyTavern writes it (V2, V1 mirror, flat lorebook keys)",
+        suffix=".json",
+        platform="sillytavern",
+        read=read_card,
+        write=write_card,
+        describe=describe,
+        aliases=("st-card",),
+    )
+)
+
+
+def world_fields() -> tuple[WorldField, ...]:
+    """The world-entry fields of the mapping table, in the template's key order (``fields.WorldField``)."""
+    return FIELDS
+
+
+def position_names() -> dict[int, str]:
+    """ST's insertion positions by number (``0`` -> ``"before"``, ...), from the mapping table."""
+    return dict(POSITION_NAMES)
 
 
 def _is_native_book(obj: object) -> bool:
@@ -19,19 +79,42 @@ PLATFORM = register_platform(
         name="sillytavern",
         title="SillyTavern",
         rank=30,
-        book_to_native=adapter.world_from_lorebook,
-        book_from_native=adapter.lorebook_from_world,
+        book_to_native=world_from_lorebook,
+        book_from_native=lorebook_from_world,
         native_book_kind=_is_native_book,
+        hazards=hazards,
         services={
-            name: getattr(adapter, name)
-            for name in (
-                "card_book_from_lorebook",
-                "flat_keys",
-                "lorebook_from_world",
-                "normalize_card_book",
-                "st_readable_book",
-                "world_from_lorebook",
-            )
+            "card_book_from_lorebook": card_book_from_lorebook,
+            "conflict_text": conflict_text,
+            "flat_keys": flat_keys,
+            "lorebook_from_world": lorebook_from_world,
+            "normalize_card_book": normalize_card_book,
+            "position_names": position_names,
+            "st_readable_book": st_readable_book,
+            "world_fields": world_fields,
+            "world_from_lorebook": world_from_lorebook,
         },
     )
 )
+
+__all__ = [
+    "FIELDS",
+    "LOGIC_NAMES",
+    "PLATFORM",
+    "POSITION_NAMES",
+    "ROLE_NAMES",
+    "STEntryExt",
+    "STLorebookExt",
+    "card_book_from_lorebook",
+    "conflict_text",
+    "describe_world",
+    "flat_keys",
+    "hazards",
+    "is_regex_key",
+    "lorebook_from_world",
+    "normalize_card",
+    "normalize_card_book",
+    "sillytavern_card",
+    "st_readable_book",
+    "world_from_lorebook",
+]

@@ -22,7 +22,7 @@ from interop.fidelity.apps import sillytavern as st
 from interop.fidelity.apps import sillytavern_check
 from interop.fidelity.entrydiff import diff_documents
 from interop.fidelity.roundtrip import roundtrip
-from interop.formats.sillytavern.adapter import flat_keys
+from interop.formats.sillytavern import flat_keys
 from tests.conftest import PROJECT_CORPUS, SHARED_CORPUS, corpus_params, shared_files
 from tests.st_exporter import INDEX_FALLBACK, POSITION_FALLBACK, ST_FLAT_KEYS
 

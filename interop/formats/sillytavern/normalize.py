@@ -1,0 +1,211 @@
+"""Fold SillyTavern's flat card ``entry.extensions`` keys into ``extensions.sillytavern.entry``.
+
+SillyTavern reads the flat keys, so where they disagree with the namespace (or a stashed
+``card_fields`` value with the spec field) their value is kept and a ``Conflict`` is recorded
+where it happens; ``conflict_text`` renders the sentence users see in warnings.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from ...jsonvalue import json_equal
+from ...model import Card, Lorebook, LorebookEntry
+from ...model.conflict import Conflict
+from .fields import BY_FLAT, POSITION_NAMES, entry_label, is_number
+from .model import NAMESPACE, STCardExt
+from .read_entry import read_native_entry
+
+HAZARD_PREFIX = "SillyTavern reads its flat key: "
+
+
+def _conflict(index: int, field: str, detail: str) -> Conflict:
+    """A conflict on entry ``index``'s dotted canonical ``field`` (the detail starts with the field)."""
+    return Conflict(("entry", index, *field.split(".")), detail)
+
+
+def conflict_text(book: Lorebook, conflict: Conflict) -> str:
+    """The warning sentence: ``entry 3 ('Title'): <detail>`` for an entry of ``book``, else the detail."""
+    path = conflict.path
+    if len(path) > 1 and path[0] == "entry" and isinstance(path[1], int) and path[1] < len(book.entries):
+        return f"{entry_label(path[1], book.entries[path[1]])}: {conflict.detail}"
+    return conflict.detail
+
+
+def normalize_card_book(book: Lorebook, *, keep_flat: bool = False) -> tuple[Lorebook, list[Conflict]]:
+    """Fold ST's flat ``entry.extensions`` keys into ``extensions.sillytavern.entry``.
+
+    Returns the new book and the conflicts: a flat key and the namespace (or a
+    stashed ``card_fields`` value and the spec field) that disagree. SillyTavern
+    reads the flat keys, so their value is the one kept; each conflict is reported,
+    none is resolved silently. ``keep_flat`` leaves the flat keys in place as well
+    (both forms, agreeing), so a card read this way and written back keeps its form.
+    """
+    conflicts: list[Conflict] = []
+    entries = [_normalize_entry(index, entry, conflicts, keep_flat) for index, entry in enumerate(book.entries)]
+    return book.model_copy(update={"entries": entries}), conflicts
+
+
+def hazards(book: Lorebook) -> list[Conflict]:
+    """What SillyTavern reads differently from the canonical book: its flat keys win (fidelity findings)."""
+    return [
+        Conflict(c.path, HAZARD_PREFIX + c.detail, c.fate)
+        for c in normalize_card_book(book)[1]
+        if c.path[:1] == ("entry",)
+    ]
+
+
+def _layout_is_foreign(extensions: dict[str, Any]) -> bool:
+    ours = extensions.get(NAMESPACE)
+    if NAMESPACE in extensions and not isinstance(ours, dict):
+        return True
+    return isinstance(ours, dict) and "entry" in ours and not isinstance(ours["entry"], dict)
+
+
+def _nothing_to_fold(flat: dict[str, Any], existing: Any) -> bool:
+    if not isinstance(existing, dict):
+        return not flat
+    if not flat and not {"card_fields", "world_extensions"} & set(existing):
+        return True  # nothing to fold or restore
+    # Read from a world file: flat-looking keys are that entry's own `extensions` object
+    # (copies ST made when the entry came from a card, ignored by ST); the namespace is the truth.
+    return existing.get("has_extensions") is True and "world_extensions" not in existing
+
+
+def _normalize_entry(index: int, entry: LorebookEntry, conflicts: list[Conflict], keep_flat: bool) -> LorebookEntry:
+    extensions = entry.extensions if isinstance(entry.extensions, dict) else None
+    if extensions is None:
+        return entry
+    if _layout_is_foreign(extensions):
+        conflicts.append(_conflict(index, NAMESPACE_PATH, "extensions.sillytavern is not in our layout; left as it is"))
+        return entry
+    flat = {k: v for k, v in extensions.items() if k in BY_FLAT}
+    ours = extensions.get(NAMESPACE)
+    existing = ours.get("entry") if isinstance(ours, dict) else None
+    if _nothing_to_fold(flat, existing):
+        return entry
+    raw = entry.dump()
+    top, from_flat, _ = read_native_entry({BY_FLAT[k].native: v for k, v in flat.items()})
+    ns: dict[str, Any] = copy.deepcopy(existing) if isinstance(existing, dict) else {}
+    _fold_namespace(index, ns, from_flat, conflicts)
+    _fold_case_sensitive(index, raw, top, flat, conflicts)
+    _check_position(index, raw, flat.get("position"), conflicts)
+    _restore_card_fields(index, raw, ns.pop("card_fields", None), conflicts)
+    world_keys = ns.pop("world_extensions", None)
+    if isinstance(world_keys, list):
+        ns["has_extensions"] = True  # the world entry had an extensions object (these flat keys were in it)
+        kept_flat = set(world_keys)
+    else:
+        kept_flat = set(BY_FLAT) if keep_flat else set()
+    raw["extensions"] = _folded_extensions(extensions, ns, kept_flat)
+    return LorebookEntry.model_validate(raw)
+
+
+NAMESPACE_PATH = f"extensions.{NAMESPACE}"
+
+
+def _fold_namespace(index: int, ns: dict[str, Any], from_flat: dict[str, Any], conflicts: list[Conflict]) -> None:
+    for key, value in from_flat.items():
+        if key in ns and not json_equal(ns[key], value):
+            conflicts.append(_conflict(
+                index, f"{NAMESPACE_PATH}.entry.{key}",
+                f"{NAMESPACE_PATH}.entry.{key} is {json.dumps(ns[key])} but SillyTavern's flat key "
+                f"gives {json.dumps(value)}; the flat value is kept",
+            ))
+        ns[key] = value
+
+
+def _fold_case_sensitive(
+    index: int, raw: dict[str, Any], top: dict[str, Any], flat: dict[str, Any], conflicts: list[Conflict]
+) -> None:
+    present = "case_sensitive" in raw
+    if "case_sensitive" in top:
+        if present and not json_equal(raw["case_sensitive"], top["case_sensitive"]):
+            conflicts.append(_conflict(
+                index, "case_sensitive",
+                f"case_sensitive is {json.dumps(raw['case_sensitive'])} but extensions.case_sensitive is "
+                f"{json.dumps(top['case_sensitive'])}; SillyTavern uses the flat key, so its value is kept",
+            ))
+        raw["case_sensitive"] = top["case_sensitive"]
+    elif "case_sensitive" in flat and present and raw["case_sensitive"] is not None:
+        conflicts.append(_conflict(
+            index, "case_sensitive",
+            f"case_sensitive is {json.dumps(raw['case_sensitive'])} but SillyTavern's "
+            "extensions.case_sensitive is null (use the global setting)",
+        ))
+
+
+def _check_position(index: int, raw: dict[str, Any], position: Any, conflicts: list[Conflict]) -> None:
+    if not is_number(position) or not isinstance(raw.get("position"), str):
+        return
+    expected = "before_char" if position == 0 else "after_char"
+    if raw["position"] != expected:
+        conflicts.append(_conflict(
+            index, "position",
+            f"position is {raw['position']!r} but SillyTavern's extensions.position is {position}"
+            f" ({POSITION_NAMES.get(position, '?')}); SillyTavern uses the flat key",
+        ))
+
+
+def _restore_card_fields(index: int, raw: dict[str, Any], stashed: Any, conflicts: list[Conflict]) -> None:
+    if not isinstance(stashed, dict):
+        return
+    for name, value in stashed.items():
+        if name not in raw:  # after the flat keys: a stale stash never overrides what ST wrote
+            raw[name] = value
+        elif not json_equal(raw[name], value):
+            conflicts.append(_conflict(
+                index, name,
+                f"{name} is {json.dumps(raw[name])} but the SillyTavern stash says {json.dumps(value)};"
+                " the spec field is kept",
+            ))
+
+
+def _folded_extensions(extensions: dict[str, Any], ns: dict[str, Any], kept_flat: set[str]) -> dict[str, Any]:
+    new_ext = {k: v for k, v in extensions.items() if (k not in BY_FLAT or k in kept_flat) and k != NAMESPACE}
+    other = extensions.get(NAMESPACE)
+    if isinstance(other, dict):
+        new_ext[NAMESPACE] = {**{k: v for k, v in other.items() if k != "entry"}, "entry": ns}
+    else:
+        new_ext[NAMESPACE] = {"entry": ns}
+    return new_ext
+
+
+def normalize_card(card: Card, *, keep_flat: bool = False) -> tuple[Card, list[Conflict]]:
+    """``normalize_card_book`` for the card's book, plus the book fields stashed in
+    ``data.extensions.sillytavern.character_book`` by ``sillytavern-card`` output."""
+    book = card.data.character_book
+    if book is None:
+        return card, []
+    book, conflicts = normalize_card_book(book, keep_flat=keep_flat)
+    data_ext = card.data.extensions if isinstance(card.data.extensions, dict) else None
+    ours = data_ext.get(NAMESPACE) if data_ext is not None else None
+    stash = STCardExt.model_validate(ours).character_book if isinstance(ours, dict) else None
+    data_update: dict[str, Any] = {}
+    if isinstance(ours, dict) and isinstance(stash, dict) and data_ext is not None:
+        book = _restore_book_fields(book, stash, conflicts)
+        rest = {k: v for k, v in ours.items() if k != "character_book"}
+        new_ext = {k: v for k, v in data_ext.items() if k != NAMESPACE}
+        if rest:
+            new_ext[NAMESPACE] = rest
+        data_update["extensions"] = new_ext
+    data_update["character_book"] = book
+    new = card.model_copy(update={"data": card.data.model_copy(update=data_update)})
+    new._filled = set(card._filled)
+    return new, conflicts
+
+
+def _restore_book_fields(book: Lorebook, stash: dict[str, Any], conflicts: list[Conflict]) -> Lorebook:
+    raw = book.dump()
+    for name, value in stash.items():
+        if name not in raw:
+            raw[name] = value
+        elif not json_equal(raw[name], value):
+            conflicts.append(Conflict(
+                ("book", name),
+                f"character_book.{name} is {json.dumps(raw[name])} but the SillyTavern stash says "
+                f"{json.dumps(value)}; the book's value is kept",
+            ))
+    return Lorebook.model_validate(raw)

@@ -1,0 +1,124 @@
+"""``st_readable_book``: a book as every card-book writer writes it, so SillyTavern loads the same settings."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from ...model import Lorebook, LorebookEntry
+from .card import card_book_from_lorebook
+from .fields import BY_FLAT, REQUIRED_ENTRY_FIELDS, ST_TOP_LEVEL
+from .model import NAMESPACE, book_ext
+from .world import st_exported_use_regex
+from .write_entry import Fill
+
+Added = dict[str, Counter[str]]
+
+
+def st_readable_book(
+    book: Lorebook, *, from_card: bool = False, flat_keys: bool = True
+) -> tuple[Lorebook, Added]:
+    """``book`` as every card-book writer writes it: what SillyTavern needs to load the same settings.
+
+    Each entry keeps its fields and its ``extensions.sillytavern`` namespace (our round trip) and
+    gains (1) the flat ``extensions`` keys ST's ``convertCharacterBook`` reads (exactly the
+    ``sillytavern-card`` writer's, from ``card_book_from_lorebook``; a flat key the entry already
+    has is kept as it is), and (2) the V3-required fields it lacks, with the value ST would apply
+    (``enabled: true`` unless disabled, ``insertion_order`` = ST's order, ``use_regex: false``
+    unless every key is a ``/regex/``). Returns the book and the added defaults
+    (``{field: Counter(value as JSON)}``) for the report. ``flat_keys=False`` adds only (2): for a
+    target whose app never reads entry ``extensions`` (Agnai).
+    """
+    card = card_book_from_lorebook(book, from_card=from_card)
+    added: Added = {}
+    entries = []
+    native_world = book_ext(book).native_world is True
+    for index, (entry, written) in enumerate(zip(book.entries, card["entries"], strict=True)):
+        fill = Fill(from_card, st_exported_use_regex(entry))
+        entries.append(_readable_entry(entry, index, written, added, fill, native_world, flat_keys))
+    return book.model_copy(update={"entries": entries}), added
+
+
+def _count(added: Added, name: str, value: Any) -> None:
+    added.setdefault(name, Counter())[json.dumps(value)[:40]] += 1
+
+
+def _add_required(entry: LorebookEntry, raw: dict[str, Any], written: dict[str, Any], added: Added) -> None:
+    """The V3-required fields and ST's top-level fallbacks the entry lacks, as ST would apply them."""
+    for name, _native in REQUIRED_ENTRY_FIELDS:
+        if name not in raw and name != "extensions":
+            value = entry.use_regex is True if name == "use_regex" else written[name]
+            raw[name] = value
+            _count(added, name, value)
+    for name, _native, fallback in ST_TOP_LEVEL:
+        if name not in raw and written.get(name) is not None and written[name] != fallback:
+            raw[name] = written[name]
+            _count(added, name, written[name])
+
+
+def _readable_entry(
+    entry: LorebookEntry, index: int, written: dict[str, Any], added: Added, fill: Fill,
+    book_native_world: bool, flat_keys: bool = True,
+) -> LorebookEntry:
+    raw = entry.dump()
+    before = set(raw)
+    _add_required(entry, raw, written, added)
+    added_here = [n for n in raw if n not in before]
+    extensions = dict(raw["extensions"]) if isinstance(raw.get("extensions"), dict) else {}
+    if "extensions" not in raw:
+        added.setdefault("extensions", Counter())["{}"] += 1
+    flat = _flat_to_write(index, written, extensions) if flat_keys else {}
+    extensions.update(flat)
+    extra = _namespace_extra(entry, written, extensions, fill)
+    # A world file written back leaves out again what it lacked: spec fields, and fields
+    # given a flat key only because ST's card import would not fall back to the world's default.
+    added_here += [BY_FLAT[k].native for k in flat if k not in written["extensions"]]
+    if book_native_world and added_here:
+        extra["added_fields"] = added_here
+    if extra:
+        ns = entry.ext(NAMESPACE).get("entry")
+        ours = extensions.get(NAMESPACE) if isinstance(extensions.get(NAMESPACE), dict) else {}
+        extensions[NAMESPACE] = {**ours, "entry": {**(ns if isinstance(ns, dict) else {}), **extra}}
+    raw["extensions"] = extensions
+    return LorebookEntry.model_validate(raw)
+
+
+def _flat_to_write(index: int, written: dict[str, Any], extensions: dict[str, Any]) -> dict[str, Any]:
+    """ST's exporter's flat keys the entry lacks (a flat key it has stays as it is, except over a
+    world entry's own stale ``extensions`` copy). A world entry written without some field gets
+    the template's value for it: what the world means, and not always what ``convertCharacterBook``
+    falls back to (``position``: 0 in the world, 1 for a card entry without the key)."""
+    exported = written["extensions"]
+    stale_world_copy = "world_extensions" in exported.get(NAMESPACE, {}).get("entry", {})
+    out = {}
+    for key, field in BY_FLAT.items():
+        if key in extensions and not stale_world_copy:
+            continue
+        if key in exported:
+            out[key] = exported[key]
+        elif field.has_default and key != "display_index":
+            out[key] = import_fallback(key)
+    return out
+
+
+def import_fallback(flat: str) -> Any:
+    """What a new world entry (ST's template, position 0) holds for the flat key ``flat``'s field.
+
+    Every caller asks for a field with a table default: ``position`` is 0 in the template, the
+    ``recursion``/``match``/``invert`` flags are false and ``group`` is "", all equal to the table's
+    ``default`` (a field without one has no fallback here)."""
+    return BY_FLAT[flat].default
+
+
+def _namespace_extra(entry: LorebookEntry, written: dict[str, Any], extensions: dict[str, Any], fill: Fill) -> dict:
+    """What the namespace needs for the way back: the world entry's own extension keys, and a real
+    ``use_regex`` next to flat keys (else read as ST's exporter constant, see st_exported_use_regex)."""
+    ns_written = written["extensions"].get(NAMESPACE, {}).get("entry", {})
+    extra: dict[str, Any] = {}
+    if "world_extensions" in ns_written:
+        extra["world_extensions"] = ns_written["world_extensions"]
+    has_flat = any(k in BY_FLAT for k in extensions)
+    if has_flat and entry.use_regex is True and not fill.plain_keys and "risuai" not in extensions:
+        extra["card_fields"] = {"use_regex": True}
+    return extra

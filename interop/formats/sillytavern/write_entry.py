@@ -1,0 +1,217 @@
+"""Canonical entry -> native world entry: one writer per table ``transform``.
+
+Without the template a writer gives back only what the entry holds (``ABSENT`` otherwise);
+with it, it fills what ST's importers fill (new-entry template defaults and their fallbacks).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ...jsonvalue import ABSENT
+from ...model import LorebookEntry, as_bool
+from .fields import FIELDS, NATIVE_OF_REQUIRED, WorldField, copy_value
+from .keys import as_regex_key
+from .model import NAMESPACE, foreign_extensions
+
+
+@dataclass(frozen=True)
+class Fill:
+    """How a book that is not a world file is filled the way ST's importers fill it.
+
+    ``from_card``: the book is a card's ``character_book``, imported by ``convertCharacterBook``
+    (public/scripts/world-info.js), whose position fallback is 1 (after char) for anything but
+    ``'before_char'``; ST's NovelAI/Agnai/Risu converters put entries at 0 (before char).
+    ``plain_keys``: the entry's ``use_regex`` is ST's exporter constant (``true`` on every entry of
+    ``convertWorldInfoToCharacterBook``), so its plain keys stay plain.
+    """
+
+    from_card: bool = False
+    plain_keys: bool = False
+
+
+@dataclass(frozen=True)
+class _View:
+    """One entry being written: computed once per entry, read by every field's writer."""
+
+    entry: LorebookEntry
+    ns: dict[str, Any]
+    template: bool
+    index: int
+    fill: Fill
+    top: set[str]
+    """The entry's set top-level fields (``model_fields_set`` and extras)."""
+
+    def missing(self, filled: Any) -> Any:
+        """A field the entry lacks: the template's value, or absent without the template."""
+        return filled if self.template else ABSENT
+
+
+def _write_copy(field: WorldField, view: _View) -> Any:
+    if field.ns_key is None:
+        present = field.canonical in view.top
+        value = getattr(view.entry, field.canonical, None) if present else None
+    else:
+        present = field.ns_key in view.ns
+        value = view.ns.get(field.ns_key)
+    if present and value is None and view.template and (field.default is not None or not field.has_default):
+        present = False  # ST's importer reads these with `??` / `||`: null takes the fallback
+    if present:
+        return _with_regex_keys(field, view, value)
+    if not view.template:
+        return ABSENT
+    return _template_value(field, view)
+
+
+def _with_regex_keys(field: WorldField, view: _View, value: Any) -> Any:
+    """Keys of a ``use_regex`` entry written as ST regexes (ST has no per-entry regex flag)."""
+    entry = view.entry
+    if field.native != "key" or not view.template or entry.use_regex is not True or not isinstance(value, list):
+        return value
+    if view.fill.plain_keys:
+        return value
+    cs = entry.case_sensitive is True
+    return [as_regex_key(k, cs) if isinstance(k, str) and k.strip() else k for k in value]
+
+
+def _template_value(field: WorldField, view: _View) -> Any:
+    """What ST's importer fills for a field the entry lacks."""
+    entry, fill = view.entry, view.fill
+    if field.native == "position":
+        return _position_fallback(entry, fill)
+    named = not fill.from_card and isinstance(entry.name, str) and bool(entry.name.strip())
+    if field.native == "comment" and named:
+        return entry.name  # ST's NovelAI importer: comment <- displayName (our `name`); a card's is ignored
+    if field.native == "addMemo":
+        return bool(entry.comment) or named
+    if field.native in ("displayIndex", "uid"):
+        return view.index
+    return field.template_default(for_card=True) if field.has_default else ABSENT
+
+
+def _position_fallback(entry: LorebookEntry, fill: Fill) -> int:
+    if fill.from_card:
+        return 0 if entry.position == "before_char" else 1
+    return 1 if entry.position == "after_char" else 0
+
+
+def _write_invert(field: WorldField, view: _View) -> Any:
+    if "enabled" in view.top and view.entry.enabled is not None:
+        return not as_bool(view.entry.enabled, True)
+    return view.missing(False)
+
+
+def _write_match(field: WorldField, view: _View) -> Any:
+    sources = view.ns.get("additional_matching_sources")
+    if isinstance(sources, list):
+        return field.source in sources
+    return view.missing(False)
+
+
+def _write_recursion(field: WorldField, view: _View) -> Any:
+    for name in ("recursion_level", "delay_until_recursion"):
+        if name in view.ns and not (view.template and view.ns[name] is None):
+            return view.ns[name]
+    return view.missing(False)
+
+
+def _write_group(field: WorldField, view: _View) -> Any:
+    ns = view.ns
+    if "group_text" in ns:
+        return ns["group_text"]
+    if "inclusion_groups" in ns and not (view.template and ns["inclusion_groups"] is None):
+        groups = ns["inclusion_groups"]
+        if isinstance(groups, list) and all(isinstance(g, str) for g in groups):
+            return ",".join(groups)
+        return groups
+    return view.missing("")
+
+
+def _write_case(field: WorldField, view: _View) -> Any:
+    if "case_sensitive" in view.top and isinstance(view.entry.case_sensitive, bool):
+        return view.entry.case_sensitive
+    if "case_sensitive" in view.ns:
+        return view.ns["case_sensitive"]
+    return view.missing(None)
+
+
+def _write_filter(field: WorldField, view: _View) -> Any:
+    return filter_to_native(view.ns["character_filter"]) if "character_filter" in view.ns else ABSENT
+
+
+def _write_extensions(field: WorldField, view: _View) -> Any:
+    if view.template or view.ns.get("has_extensions") is True:
+        return foreign_extensions(view.entry.extensions)
+    return ABSENT
+
+
+_WRITERS: dict[str, Callable[[WorldField, _View], Any]] = {
+    "copy": _write_copy,
+    "invert": _write_invert,
+    "match": _write_match,
+    "recursion": _write_recursion,
+    "group": _write_group,
+    "case": _write_case,
+    "filter": _write_filter,
+    "extensions": _write_extensions,
+}
+
+
+def native_value(field: WorldField, view: _View) -> Any:
+    """The native value of ``field``, or ``ABSENT``."""
+    writer = _WRITERS.get(field.transform)
+    if writer is None:
+        raise AssertionError(f"unknown transform {field.transform!r} in mappings/sillytavern.json")  # table bug
+    return writer(field, view)
+
+
+def filter_to_native(value: Any) -> Any:
+    """Our ``{mode, values, tags}`` back as ST's ``characterFilter {isExclude, names, tags}``."""
+    if not isinstance(value, dict):
+        return value
+    out: dict[str, Any] = {}
+    for name, item in value.items():
+        if name == "mode":
+            out["isExclude"] = item == "exclude" if item in ("exclude", "include") else item
+        elif name == "values":
+            out["names"] = item
+        elif name in ("native_mode", "native_values"):
+            out[name[len("native_"):]] = item
+        else:
+            out[name] = item
+    return out
+
+
+def native_from_entry(entry: LorebookEntry, template: bool, index: int, fill: Fill = Fill()) -> dict[str, Any]:
+    """The native world entry for ``entry`` (``template``: filled the way ST's importers fill it)."""
+    ns = entry.ext(NAMESPACE).get("entry")
+    view = _View(entry, ns if isinstance(ns, dict) else {}, template, index, fill,
+                 entry.model_fields_set | set(entry.model_extra or {}))
+    out: dict[str, Any] = {}
+    for field in FIELDS:
+        value = native_value(field, view)
+        if value is not ABSENT:
+            out[field.native] = copy_value(value)
+    _apply_records(out, view.ns, template)
+    return out
+
+
+def _apply_records(out: dict[str, Any], ns: dict[str, Any], template: bool) -> None:
+    """The namespace's records of what the typed fields cannot say: added, unknown, verbatim, omitted fields."""
+    added = ns.get("added_fields")
+    if isinstance(added, list) and not template:  # spec fields a card writer added to a world entry
+        for name in added:
+            out.pop(NATIVE_OF_REQUIRED.get(name, name) or "", None)
+    unknown = ns.get("unknown")
+    if isinstance(unknown, dict):
+        out.update(copy.deepcopy(unknown))
+    verbatim = ns.get("verbatim")
+    if isinstance(verbatim, dict):
+        out.update(copy.deepcopy(verbatim))
+    omit = ns.get("omit")
+    if isinstance(omit, list) and not template:  # an import would fill them: only a world file lacks them
+        for name in omit:
+            out.pop(name, None)
