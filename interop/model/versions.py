@@ -28,6 +28,7 @@ from typing import Any
 
 from .card import V2_SPEC, V3_ONLY_FIELDS, V3_SPEC, Card
 from .decorators import parse_decorators
+from .stash import ABSENT, open_container, take
 
 STASH = "interop"
 V1_FIELDS = ("name", "description", "personality", "scenario", "first_mes", "mes_example")
@@ -161,13 +162,11 @@ def to_v2(card: Card, *, strip_decorators: bool = False) -> Card:
     raw["spec"] = V2_SPEC
     raw["spec_version"] = "2.0"
     if moved or entry_stash or stash["spec_version"] not in ("3.0", None):
-        extensions = data.get("extensions")
-        if not isinstance(extensions, dict):
-            if "extensions" not in data:
-                stash["absent"] = ["extensions"]
-            else:
-                stash["replaced_extensions"] = extensions
-            extensions = data["extensions"] = {}
+        extensions, before = open_container(data, "extensions")
+        if before is ABSENT:
+            stash["absent"] = ["extensions"]
+        elif before is not extensions:
+            stash["replaced_extensions"] = before
         extensions[STASH] = stash
     return _validated(raw, {f for f in filled if not f.startswith(("data.group_only", "entries."))})
 
@@ -269,11 +268,8 @@ def to_v1(card: Card) -> Card:
         if k not in V1_FIELDS and f"data.{k}" not in filled and not (k in carried and carried[k] == v)
     }
     if extra or replaced:
-        extensions = out.get("extensions")
-        absent = []
-        if not isinstance(extensions, dict):
-            absent = ["extensions"] if "extensions" not in out else []
-            extensions = out["extensions"] = {}
+        extensions, before = open_container(out, "extensions")
+        absent = ["extensions"] if before is ABSENT else []
         # A deep copy: the root ``extensions`` of ``out`` may be the very dict inside ``raw``.
         extensions[STASH] = {"card": copy.deepcopy(raw), "absent_root": absent}
     return _validated(out, set())
@@ -281,14 +277,13 @@ def to_v1(card: Card) -> Card:
 
 def _pop_stash(data: dict[str, Any]) -> dict[str, Any]:
     extensions = data.get("extensions")
-    if isinstance(extensions, dict) and isinstance(extensions.get(STASH), dict):
-        stash = extensions.pop(STASH)
-        if "absent" in stash and "extensions" in stash["absent"] and not extensions:
+    stash = take(extensions, STASH)
+    if stash and not extensions:
+        if "extensions" in (stash.get("absent") or ()):
             data.pop("extensions")
-        elif "replaced_extensions" in stash and not extensions:
+        elif "replaced_extensions" in stash:
             data["extensions"] = stash["replaced_extensions"]
-        return stash
-    return {}
+    return stash
 
 
 def _restore(data: dict[str, Any], stash: dict[str, Any]) -> None:
