@@ -16,7 +16,7 @@ docs/versions.md)::
 
 Upgrades fill the fields a higher version requires (``group_only_greetings``,
 entry ``use_regex`` for V3; the V2 data fields for V1) and remember them in
-``Card._filled``, so a downgrade of the same in-memory card removes them again
+``Card.filled``, so a downgrade of the same in-memory card removes them again
 and V2 -> V3 -> V2 is the identity too.
 """
 
@@ -48,6 +48,8 @@ V2_REQUIRED_DEFAULTS: dict[str, Any] = {
     "character_version": "",
     "extensions": {},
 }
+V3_REQUIRED_DEFAULTS: dict[str, Any] = {**V2_REQUIRED_DEFAULTS, "group_only_greetings": []}
+"""The fields a V3 card must have, with the empty value an importer or conversion fills in."""
 
 
 class NewerSpecWarning(UserWarning):
@@ -83,7 +85,7 @@ def check_spec_version(card: Card) -> str | None:
 
 def _validated(raw: dict[str, Any], filled: set[str]) -> Card:
     card = Card.model_validate(raw)
-    card._filled = filled
+    card.filled = filled
     return card
 
 
@@ -104,7 +106,7 @@ def to_v3(card: Card) -> Card:
             return card
     raw = card.dump()
     data = raw.setdefault("data", {})
-    filled = set(card._filled)
+    filled = set(card.filled)
     stash = _pop_stash(data)
     raw["spec"] = V3_SPEC
     raw["spec_version"] = stash.get("spec_version", "3.0") if stash.get("from") == V3_SPEC else "3.0"
@@ -130,7 +132,7 @@ def to_v2(card: Card, *, strip_decorators: bool = False) -> Card:
     """
     source = spec_of(card)
     raw = card.dump()
-    filled = set(card._filled)
+    filled = set(card.filled)
     if source == "v2" and not strip_decorators:
         return card
     if source == "v1":
@@ -202,7 +204,7 @@ def _v1_to_v2(card: Card) -> Card:
     raw = card.dump()
     root_stash = raw.get("extensions", {}).get(STASH) if isinstance(raw.get("extensions"), dict) else None
     data = raw.pop("data", None) or {}
-    filled = set(card._filled)
+    filled = set(card.filled)
     for name in V1_FIELDS:
         if name in raw and name not in data:
             data[name] = raw[name]
@@ -248,7 +250,7 @@ def to_v1(card: Card) -> Card:
         return card
     raw = card.dump()
     data = raw.get("data", {})
-    filled = card._filled
+    filled = card.filled
     out: dict[str, Any] = {
         k: copy.deepcopy(v) for k, v in raw.items() if k not in ("spec", "spec_version", "data")
     }
@@ -338,10 +340,10 @@ def imported_card(data: dict[str, Any]) -> Card:
     """A V3 card from an importer's ``data``: the fields V2/V3 require and ``data`` lacks are filled.
 
     What SillyTavern's importers of non-card formats do (``convertToV2`` fills
-    every V2 field); the filled paths are remembered in ``Card._filled`` like
+    every V2 field); the filled paths are remembered in ``Card.filled`` like
     an upgrade's, so a downgrade of the same card drops them again.
     """
-    full = {**copy.deepcopy(V2_REQUIRED_DEFAULTS), "group_only_greetings": [], **data}
+    full = {**copy.deepcopy(V3_REQUIRED_DEFAULTS), **data}
     card = Card.model_validate({"spec": V3_SPEC, "spec_version": "3.0", "data": full})
-    card._filled = {f"data.{name}" for name in full if name not in data}
+    card.filled = {f"data.{name}" for name in full if name not in data}
     return card

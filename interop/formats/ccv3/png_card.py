@@ -303,7 +303,7 @@ def _moved_back(
     if not moved:
         return card, out, moved
     back = Card.model_validate(raw)
-    back._filled = set(card._filled)
+    back.filled = set(card.filled)
     return back, out, moved
 
 
