@@ -140,23 +140,8 @@ def to_v2(card: Card, *, strip_decorators: bool = False) -> Card:
         return to_v2(upgraded, strip_decorators=strip_decorators) if spec_of(upgraded) == "v3" else upgraded
     data = raw.setdefault("data", {})
     stash: dict[str, Any] = {"from": raw.get("spec"), "spec_version": raw.get("spec_version")}
-    moved: dict[str, Any] = {}
-    if source == "v3":
-        for name in V3_ONLY_FIELDS:
-            if name in data:
-                value = data.pop(name)
-                # An empty group_only_greetings is what an upgrade fills in anyway.
-                if f"data.{name}" not in filled and not (name == "group_only_greetings" and value == []):
-                    moved[name] = value
-    entry_stash: dict[str, dict[str, Any]] = {}
-    for i, entry in enumerate(_entry_list(data)):
-        if source == "v3" and f"entries.{i}.use_regex" in filled:
-            entry.pop("use_regex", None)
-        if strip_decorators and isinstance(entry.get("content"), str):
-            parsed = parse_decorators(entry["content"])
-            if parsed.decorators:
-                entry["content"] = parsed.body
-                entry_stash.setdefault(str(i), {})["decorators"] = parsed.prefix
+    moved = _pop_v3_only(data, filled) if source == "v3" else {}
+    entry_stash = _downgrade_entries(data, filled if source == "v3" else set(), strip_decorators)
     if moved:
         stash["data"] = moved
     if entry_stash:
@@ -171,6 +156,35 @@ def to_v2(card: Card, *, strip_decorators: bool = False) -> Card:
             stash["replaced_extensions"] = before
         extensions[STASH] = stash
     return _validated(raw, {f for f in filled if not f.startswith(("data.group_only", "entries."))})
+
+
+def _pop_v3_only(data: dict[str, Any], filled: set[str]) -> dict[str, Any]:
+    """Remove the V3-only fields from ``data``; the ones to stash (not filled in by an upgrade)."""
+    moved: dict[str, Any] = {}
+    for name in V3_ONLY_FIELDS:
+        if name in data:
+            value = data.pop(name)
+            # An empty group_only_greetings is what an upgrade fills in anyway.
+            if f"data.{name}" not in filled and not (name == "group_only_greetings" and value == []):
+                moved[name] = value
+    return moved
+
+
+def _downgrade_entries(data: dict[str, Any], filled: set[str], strip_decorators: bool) -> dict[str, dict[str, Any]]:
+    """Drop the ``use_regex`` an upgrade filled in; move decorator lines out (``strip_decorators``).
+
+    Returns the per-entry stash (``{"<index>": {"decorators": ...}}``).
+    """
+    entry_stash: dict[str, dict[str, Any]] = {}
+    for i, entry in enumerate(_entry_list(data)):
+        if f"entries.{i}.use_regex" in filled:
+            entry.pop("use_regex", None)
+        if strip_decorators and isinstance(entry.get("content"), str):
+            parsed = parse_decorators(entry["content"])
+            if parsed.decorators:
+                entry["content"] = parsed.body
+                entry_stash.setdefault(str(i), {})["decorators"] = parsed.prefix
+    return entry_stash
 
 
 def v1_carried(root: dict[str, Any]) -> dict[str, Any]:
