@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...transforms.agnai_keys import agnai_key_hazards, key_conflicts
 from ..registry import Platform, register_platform
 
 # Registration order is listing order: import one module per line, in this order.
@@ -16,6 +17,7 @@ PLATFORM = register_platform(
         rank=10,
         book_to_native=memory.memory_book_from_lorebook,
         book_from_native=memory.lorebook_from_memory_book,
-        services={"agnai_key_hazards": memory.agnai_key_hazards},
+        hazards=key_conflicts,
+        services={"agnai_key_hazards": agnai_key_hazards},
     )
 )

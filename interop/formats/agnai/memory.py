@@ -16,9 +16,8 @@ Agnai and back is unchanged.
 from __future__ import annotations
 
 import copy
-import re
 from pathlib import PurePath
-from typing import Any, NamedTuple
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -28,8 +27,8 @@ from ...errors import InvalidCardError
 from ...jsonio import dump_json
 from ...mappings import load as load_mapping
 from ...model import Lorebook, as_str_list
-from ...model.keys import is_regex_key
 from ...model.stash import ABSENT, Stash, take
+from ...transforms.agnai_keys import agnai_key_hazards
 from ..registry import Format, Probe, ReadContext, WriteContext, register
 
 NAMESPACE = "agnai"
@@ -396,92 +395,6 @@ def _usable(native: str, value: Any) -> Any:
     if native == "entry" and not isinstance(value, str):
         return "" if value is None else str(value)
     return value
-
-
-# --- keys Agnai would not match as written --------------------------------------
-
-_STRIPPED = set("\\^$+.()|[]{}_")
-_ASCII_WORD = re.compile(r"[A-Za-z0-9_]")
-
-REASON_REGEX = (
-    "regex key: Agnai does not evaluate regular expressions; it matches the text left after deleting metacharacters"
-)
-REASON_STRIPPED = "Agnai deletes {chars} from keywords"
-REASON_WILDCARD = "Agnai treats '*' and '?' in keywords as wildcards"
-REASON_BOUNDARY = (
-    "Agnai wraps keywords in ASCII word boundaries; a key that starts or ends with non-Latin text rarely matches"
-)
-REASON_CASE = "case-sensitive entry: Agnai matches keywords case-insensitively"
-REASON_EMPTY = "keyword is empty after Agnai deletes its metacharacters; it can never match as intended"
-REASON_NO_TEXT = "entry text is empty: Agnai's book import drops the entry"
-REASON_NO_KEYS = "entry has no keywords: Agnai never activates it (constant entries are not force-inserted)"
-_LOST = (REASON_REGEX, REASON_EMPTY, REASON_NO_TEXT, REASON_NO_KEYS)
-
-
-class KeyHazard(NamedTuple):
-    """A key Agnai would not match as written: where, which, why."""
-
-    path: str
-    key: str
-    reason: str
-
-    @property
-    def fate(self) -> str:
-        """``lost`` when the key cannot work at all in Agnai, ``approximated`` when it matches differently."""
-        return "lost" if self.reason in _LOST else "approximated"
-
-
-
-
-def agnai_keyword(key: str) -> str:
-    """The keyword as Agnai's matcher sees it: trimmed, with its deleted characters removed."""
-    return "".join(ch for ch in key.strip() if ch not in _STRIPPED)
-
-
-def agnai_key_hazards(book: Lorebook) -> list[KeyHazard]:
-    """Every entry key Agnai would match differently from the source platform, never changed silently.
-
-    Paths are ``entries[i].keys[j]`` (``secondary_keys`` are not listed: Agnai
-    ignores them altogether, which the mapping table reports).
-    """
-    hazards: list[KeyHazard] = []
-    for i, entry in enumerate(book.entries):
-        regex_entry = entry.use_regex is True
-        for j, key in enumerate(as_str_list(entry.keys) if entry.keys is not None else []):
-            path = f"entries[{i}].keys[{j}]"
-            hazards.extend(KeyHazard(path, key, reason) for reason in _key_reasons(key, regex_entry))
-            if entry.case_sensitive is True and key.lower() != key.upper():
-                hazards.append(KeyHazard(path, key, REASON_CASE))
-    return hazards
-
-
-def agnai_entry_hazards(book: Lorebook) -> list[KeyHazard]:
-    """Entries Agnai drops on import (``entries[i].content``) or can never activate (``entries[i].keys``)."""
-    hazards: list[KeyHazard] = []
-    for i, entry in enumerate(book.entries):
-        if not (isinstance(entry.content, str) and entry.content):
-            hazards.append(KeyHazard(f"entries[{i}].content", "", REASON_NO_TEXT))
-        if not any(k.strip() for k in as_str_list(entry.keys)):
-            hazards.append(KeyHazard(f"entries[{i}].keys", "", REASON_NO_KEYS))
-    return hazards
-
-
-def _key_reasons(key: str, regex_entry: bool) -> list[str]:
-    if regex_entry or is_regex_key(key):
-        return [REASON_REGEX]
-    reasons = []
-    kept = agnai_keyword(key)
-    if not kept.strip(" *?"):
-        return [REASON_EMPTY]
-    deleted = sorted({ch for ch in key.strip() if ch in _STRIPPED})
-    if deleted:
-        reasons.append(REASON_STRIPPED.format(chars=" ".join(repr(c) for c in deleted)) + f" (matches {kept!r})")
-    if "*" in key or "?" in key:
-        reasons.append(REASON_WILDCARD)
-    core = kept.strip(" *?")  # wildcards match word characters, so they never break a boundary
-    if not _ASCII_WORD.match(core[0]) or not _ASCII_WORD.match(core[-1]):
-        reasons.append(REASON_BOUNDARY)
-    return reasons
 
 
 # --- the agnai-book format ---------------------------------------------------------
