@@ -8,17 +8,19 @@ report's business, not this module's.
 
 from __future__ import annotations
 
+import copy
 from pathlib import PurePath
 
 from .document import Document
 from .errors import ConversionError
 from .model import V3_SPEC, Card, CardData, Lorebook
+from .model.versions import V3_REQUIRED_DEFAULTS
 
 
 def as_card(doc: Document) -> Card:
     """The document's card, or a new V3 card carrying its standalone lorebook.
 
-    A NovelAI scenario or story export becomes the card its text maps to (formats/novelai_card.py).
+    A NovelAI scenario or story export becomes the card its text maps to (formats/novelai/story_card.py).
     """
     if doc.card is not None:
         return doc.card
@@ -26,7 +28,7 @@ def as_card(doc: Document) -> Card:
 
     mapped = card_of(doc)
     if mapped is not None:
-        for name, empty in _EMPTY_CARD.items():
+        for name, empty in V3_REQUIRED_DEFAULTS.items():
             if not mapped.data.has(name):
                 setattr(mapped.data, name, type(empty)())
         return mapped
@@ -34,33 +36,11 @@ def as_card(doc: Document) -> Card:
     if book is None:
         raise ConversionError("document holds neither a card nor a lorebook", file=doc.source)
     name = book.name if isinstance(book.name, str) and book.name else _stem(doc.source) or "Lorebook"
-    data = CardData(
-        name=name,
-        description="",
-        personality="",
-        scenario="",
-        first_mes="",
-        mes_example="",
-        creator_notes=book.description if isinstance(book.description, str) else "",
-        system_prompt="",
-        post_history_instructions="",
-        alternate_greetings=[],
-        group_only_greetings=[],
-        tags=[],
-        creator="",
-        character_version="",
-        extensions={},
-        character_book=book,
-    )
+    notes = book.description if isinstance(book.description, str) else ""
+    # Every V3-required field, empty but for the name and notes the lorebook gives.
+    fields = {**copy.deepcopy(V3_REQUIRED_DEFAULTS), "name": name, "creator_notes": notes, "character_book": book}
+    data = CardData(**fields)
     return Card(spec=V3_SPEC, spec_version="3.0", data=data)
-
-
-_EMPTY_CARD = {
-    "name": "", "description": "", "personality": "", "scenario": "", "first_mes": "", "mes_example": "",
-    "creator_notes": "", "system_prompt": "", "post_history_instructions": "", "alternate_greetings": [],
-    "group_only_greetings": [], "tags": [], "creator": "", "character_version": "", "extensions": {},
-}
-"""The fields of a new V3 card (all required by the spec), as a new card gets them."""
 
 
 def as_lorebook(doc: Document) -> Lorebook:

@@ -26,30 +26,21 @@ import copy
 import warnings
 from typing import Any
 
+from ..mappings import load as load_mapping
 from .card import V2_SPEC, V3_ONLY_FIELDS, V3_SPEC, Card
 from .decorators import parse_decorators
 from .stash import ABSENT, open_container, take
 
 STASH = "interop"
 V1_FIELDS = ("name", "description", "personality", "scenario", "first_mes", "mes_example")
-V2_REQUIRED_DEFAULTS: dict[str, Any] = {
-    "name": "",
-    "description": "",
-    "personality": "",
-    "scenario": "",
-    "first_mes": "",
-    "mes_example": "",
-    "creator_notes": "",
-    "system_prompt": "",
-    "post_history_instructions": "",
-    "alternate_greetings": [],
-    "tags": [],
-    "creator": "",
-    "character_version": "",
-    "extensions": {},
-}
-V3_REQUIRED_DEFAULTS: dict[str, Any] = {**V2_REQUIRED_DEFAULTS, "group_only_greetings": []}
-"""The fields a V3 card must have, with the empty value an importer or conversion fills in."""
+_CCV3 = load_mapping("ccv3")
+V3_REQUIRED_DEFAULTS: dict[str, Any] = copy.deepcopy(
+    {name: _CCV3.card_defaults("card")[name] for name in _CCV3.required_fields("card")}
+)
+"""The fields a V3 card must have (character-card-v3), with the empty value an importer or a conversion
+fills in: the ``required``/``card_default`` rows of ``mappings/ccv3.json``. Copy before changing one."""
+V2_REQUIRED_DEFAULTS: dict[str, Any] = {k: v for k, v in V3_REQUIRED_DEFAULTS.items() if k not in V3_ONLY_FIELDS}
+"""The subset V2 requires (every V3-required field but ``group_only_greetings``)."""
 
 
 class NewerSpecWarning(UserWarning):
