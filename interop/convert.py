@@ -8,13 +8,12 @@ report's business, not this module's.
 
 from __future__ import annotations
 
-import copy
 from pathlib import PurePath
 
 from .document import Document
 from .errors import ConversionError
 from .model import V3_SPEC, Card, CardData, Lorebook
-from .model.versions import V3_REQUIRED_DEFAULTS
+from .model.versions import required_defaults
 
 
 def as_card(doc: Document) -> Card:
@@ -28,7 +27,7 @@ def as_card(doc: Document) -> Card:
 
     mapped = card_of(doc)
     if mapped is not None:
-        for name, empty in V3_REQUIRED_DEFAULTS.items():
+        for name, empty in required_defaults().items():
             if not mapped.data.has(name):
                 setattr(mapped.data, name, type(empty)())
         return mapped
@@ -38,7 +37,7 @@ def as_card(doc: Document) -> Card:
     name = book.name if isinstance(book.name, str) and book.name else _stem(doc.source) or "Lorebook"
     notes = book.description if isinstance(book.description, str) else ""
     # Every V3-required field, empty but for the name and notes the lorebook gives.
-    fields = {**copy.deepcopy(V3_REQUIRED_DEFAULTS), "name": name, "creator_notes": notes, "character_book": book}
+    fields = {**required_defaults(), "name": name, "creator_notes": notes, "character_book": book}
     data = CardData(**fields)
     return Card(spec=V3_SPEC, spec_version="3.0", data=data)
 

@@ -23,24 +23,35 @@ and V2 -> V3 -> V2 is the identity too.
 from __future__ import annotations
 
 import copy
+import functools
 import warnings
 from typing import Any
 
-from ..mappings import load as load_mapping
 from .card import V2_SPEC, V3_ONLY_FIELDS, V3_SPEC, Card
 from .decorators import parse_decorators
 from .stash import ABSENT, open_container, take
 
 STASH = "interop"
 V1_FIELDS = ("name", "description", "personality", "scenario", "first_mes", "mes_example")
-_CCV3 = load_mapping("ccv3")
-V3_REQUIRED_DEFAULTS: dict[str, Any] = copy.deepcopy(
-    {name: _CCV3.card_defaults("card")[name] for name in _CCV3.required_fields("card")}
-)
-"""The fields a V3 card must have (character-card-v3), with the empty value an importer or a conversion
-fills in: the ``required``/``card_default`` rows of ``mappings/ccv3.json``. Copy before changing one."""
-V2_REQUIRED_DEFAULTS: dict[str, Any] = {k: v for k, v in V3_REQUIRED_DEFAULTS.items() if k not in V3_ONLY_FIELDS}
-"""The subset V2 requires (every V3-required field but ``group_only_greetings``)."""
+
+
+def required_defaults(spec: str = "v3") -> dict[str, Any]:
+    """The fields a ``"v3"`` (or ``"v2"``) card must have, each with the empty value an importer or a
+    conversion fills in: the ``required``/``card_default`` rows of ``mappings/ccv3.json`` (a new copy
+    on every call; read on first use, so importing the model loads no table)."""
+    table = _required_v3()
+    if spec == "v2":
+        table = {k: v for k, v in table.items() if k not in V3_ONLY_FIELDS}
+    return copy.deepcopy(table)
+
+
+@functools.cache
+def _required_v3() -> dict[str, Any]:
+    from ..mappings import load  # lazily: ``python -m interop.mappings`` must not find itself imported
+
+    ccv3 = load("ccv3")
+    defaults = ccv3.card_defaults("card")
+    return {name: defaults[name] for name in ccv3.required_fields("card")}
 
 
 class NewerSpecWarning(UserWarning):
@@ -215,9 +226,9 @@ def _v1_to_v2(card: Card) -> Card:
             data[name] = raw[name]
     for name, value in v1_carried(raw).items():
         data.setdefault(name, value)
-    for name, default in V2_REQUIRED_DEFAULTS.items():
+    for name, default in required_defaults("v2").items():
         if name not in data:
-            data[name] = copy.deepcopy(default)
+            data[name] = default
             filled.add(f"data.{name}")
     raw["spec"] = V2_SPEC
     raw["spec_version"] = "2.0"
@@ -348,7 +359,7 @@ def imported_card(data: dict[str, Any]) -> Card:
     every V2 field); the filled paths are remembered in ``Card.filled`` like
     an upgrade's, so a downgrade of the same card drops them again.
     """
-    full = {**copy.deepcopy(V3_REQUIRED_DEFAULTS), **data}
+    full = {**required_defaults(), **data}
     card = Card.model_validate({"spec": V3_SPEC, "spec_version": "3.0", "data": full})
     card.filled = {f"data.{name}" for name in full if name not in data}
     return card

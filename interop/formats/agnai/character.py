@@ -30,7 +30,7 @@ from ...jsonio import dump_json
 from ...mappings import load as load_mapping
 from ...model import V2_SPEC, V3_SPEC, Card, Lorebook
 from ...model.stash import ABSENT, Stash, take
-from ...model.versions import V3_REQUIRED_DEFAULTS, spec_of, to_v2, to_v3
+from ...model.versions import required_defaults, spec_of, to_v2, to_v3
 from ..card_books import card_for
 from ..card_io import card_from_json
 from ..registry import Format, Probe, ReadContext, WriteContext, register
@@ -185,9 +185,9 @@ def _restore_card(data: dict[str, Any], ext: Any, stash: dict[str, Any]) -> None
 def _fill_v3_fields(data: dict[str, Any]) -> set[str]:
     """Fill the fields a V3 card requires; the filled paths (``Card.filled``)."""
     filled = set()
-    for name, default in V3_REQUIRED_DEFAULTS.items():
+    for name, default in required_defaults().items():
         if name not in data:
-            data[name] = copy.deepcopy(default)
+            data[name] = default
             filled.add(f"data.{name}")
     return filled
 
