@@ -19,13 +19,12 @@ from .model.versions import required_defaults
 def as_card(doc: Document) -> Card:
     """The document's card, or a new V3 card carrying its standalone lorebook.
 
-    A NovelAI scenario or story export becomes the card its text maps to (formats/novelai/story_card.py).
+    A NovelAI scenario or story export becomes the card its text maps to: a platform that has such
+    documents offers a ``card_of`` service (NovelAI: formats/novelai/story_card.py).
     """
     if doc.card is not None:
         return doc.card
-    from .formats.novelai.story_card import card_of
-
-    mapped = card_of(doc)
+    mapped = _mapped_card(doc)
     if mapped is not None:
         for name, empty in required_defaults().items():
             if not mapped.data.has(name):
@@ -48,6 +47,18 @@ def as_lorebook(doc: Document) -> Lorebook:
     if book is None:
         raise ConversionError("the card has no lorebook (character_book) to write", file=doc.source)
     return book
+
+
+def _mapped_card(doc: Document) -> Card | None:
+    """The card a platform's ``card_of`` service maps ``doc`` to (None when no platform does)."""
+    from .formats.registry import all_platforms  # late: the formats packages import this module
+
+    for platform in all_platforms():
+        card_of = platform.service("card_of")
+        mapped = card_of(doc) if card_of is not None else None
+        if mapped is not None:
+            return mapped  # type: ignore[no-any-return]
+    return None
 
 
 def _stem(path: str | None) -> str | None:

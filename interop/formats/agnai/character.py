@@ -33,7 +33,7 @@ from ...model.stash import ABSENT, Stash, take
 from ...model.versions import required_defaults, spec_of, to_v2, to_v3
 from ..card_books import card_for
 from ..card_io import card_from_json
-from ..registry import Format, Probe, ReadContext, WriteContext, register
+from ..registry import Format, Probe, ReadContext, WriteContext
 from .memory import (
     NAMESPACE,
     STASH,
@@ -490,7 +490,7 @@ def _describe(doc: Document) -> dict[str, Any]:
     return facts
 
 
-register(
+FORMATS = (
     Format(
         name="agnai-character",
         kind="card",
@@ -501,9 +501,7 @@ register(
         read=_read,
         write=_write,
         describe=_describe,
-    )
-)
-register(
+    ),
     Format(
         name="agnai-card",
         kind="card",
@@ -514,5 +512,6 @@ register(
         read=_read_card,
         write=_write_card,
         describe=_describe,
-    )
+    ),
 )
+"""This module's formats, registered by the package ``__init__`` (in this order)."""

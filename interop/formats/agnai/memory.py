@@ -29,7 +29,7 @@ from ...mappings import load as load_mapping
 from ...model import Lorebook, as_str_list
 from ...model.stash import ABSENT, Stash, take
 from ...transforms.agnai_keys import agnai_key_hazards
-from ..registry import Format, Probe, ReadContext, WriteContext, register
+from ..registry import Format, Probe, ReadContext, WriteContext
 
 NAMESPACE = "agnai"
 STASH = "interop_agnai"
@@ -451,7 +451,7 @@ def _describe(doc: Document) -> dict[str, Any]:
     return describe_book(doc.book)
 
 
-register(
+FORMATS = (
     Format(
         name="agnai-book",
         kind="lorebook",
@@ -463,5 +463,6 @@ register(
         write=_write,
         describe=_describe,
         aliases=("agnai-memory",),
-    )
+    ),
 )
+"""This module's formats, registered by the package ``__init__`` (in this order)."""

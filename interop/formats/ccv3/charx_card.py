@@ -42,7 +42,7 @@ from ...model.versions import check_spec_version, to_v3
 from ..asset_origin import ORIGINS_MEMBER, load_origins, move, origin, origins_bytes
 from ..card_books import card_for
 from ..card_io import card_from_json
-from ..registry import Format, Probe, ReadContext, WriteContext, register
+from ..registry import Format, Probe, ReadContext, WriteContext
 
 FORMAT = "charx"
 EMBED = "embeded://"
@@ -412,7 +412,7 @@ def _describe(doc: Document) -> dict[str, Any]:
     }
 
 
-register(
+FORMATS = (
     Format(
         name=FORMAT,
         kind="card",
@@ -423,5 +423,6 @@ register(
         read=_read,
         write=_write,
         describe=_describe,
-    )
+    ),
 )
+"""This module's formats, registered by the package ``__init__`` (in this order)."""

@@ -29,7 +29,7 @@ from ...jsonio import dump_json
 from ...mappings import load as load_mapping
 from ...model import Lorebook, LorebookEntry, as_bool, as_str_list
 from ...model.keys import is_regex_key
-from ..registry import Format, Probe, ReadContext, WriteContext, register
+from ..registry import Format, Probe, ReadContext, WriteContext
 
 NAMESPACE = "novelai"
 KEY_SYNTAX = "slash_regex"
@@ -291,7 +291,7 @@ def _describe(doc: Document) -> dict[str, Any]:
     return describe_book(doc.book)
 
 
-register(
+FORMATS = (
     Format(
         name="novelai-lorebook",
         kind="lorebook",
@@ -303,5 +303,6 @@ register(
         write=_write,
         describe=_describe,
         aliases=("novelai",),
-    )
+    ),
 )
+"""This module's formats, registered by the package ``__init__`` (in this order)."""
