@@ -49,15 +49,16 @@ MARKERS = "$interop"
 INSERT = "insert"
 DEPTH_PROMPT = "depth_prompt"
 CLASHING = (NAMESPACE, DEPTH_PROMPT)  # native extensions keys we also write
+_TABLE = load_mapping("agnai")
 CARD_FIELDS = [
     (f.native, f.canonical)
-    for f in load_mapping("agnai").fields_at("card")
+    for f in _TABLE.fields_at("card")
     if f.canonical and f.native != "*" and "." not in f.canonical and f.native != "characterBook"
 ]
 _CANONICAL_BY_NATIVE = dict(CARD_FIELDS)
 # Fields Agnai's editor and import expect on every character.
 DEFAULT_ROOT = {"spec": V3_SPEC, "spec_version": "3.0"}
-REQUIRED = {"name": "", "greeting": "", "scenario": "", "sampleChat": ""}
+REQUIRED = {name: _TABLE.card_defaults("card")[name] for name in _TABLE.required_fields("card")}
 NATIVE_ORDER = (
     "kind", "name", "description", "appearance", "avatar", "persona", "greeting", "scenario", "sampleChat",
     "culture", "tags", "visualType", "sprite", "voice", "voiceDisabled", "json", "folder", "favorite",

@@ -53,8 +53,8 @@ ENTRY_FIELDS = _renames("entry")
 ENTRY_DEFAULTS: dict[str, Any] = _MAPPING.defaults("entry")
 BOOK_DEFAULTS: dict[str, Any] = _MAPPING.defaults("book")
 # Agnai's book import drops an entry without text or keyword list and its
-# validation wants all six; the writer fills them when the source lacks them.
-REQUIRED_ENTRY_FIELDS = ("name", "entry", "keywords", "priority", "weight", "enabled")
+# validation wants all six (``required`` rows); the writer fills them when the source lacks them.
+REQUIRED_ENTRY_FIELDS = tuple(_MAPPING.required_fields("entry"))
 
 _NATIVE_ENTRY = {n for n, _ in ENTRY_FIELDS}
 _CANONICAL_BY_NATIVE_BOOK = dict(BOOK_FIELDS)
@@ -326,7 +326,7 @@ def _native_book_extensions(ext: Any, ns: dict[str, Any], absent: set[str]) -> A
     return native_ext
 
 
-_BOOK_ORDER = ("kind", "name", "description", "entries", "scanDepth", "tokenBudget", "recursiveScanning", "extensions")
+_BOOK_ORDER = tuple(_MAPPING.native_order("book"))  # the key order of Agnai's own book export
 
 
 def _ordered_book(out: dict[str, Any]) -> dict[str, Any]:
