@@ -48,16 +48,13 @@ LORE_PRIORITY_DEFAULT: int = ENTRY_DEFAULTS["contextConfig.budgetPriority"]
 BUDGET_PRIORITY = "budgetPriority"
 
 _CANONICAL_BY_NATIVE = dict(ENTRY_FIELDS)
-# The order NovelAI itself writes entry and contextConfig keys in.
-ENTRY_ORDER = (
-    "text", "contextConfig", "lastUpdatedAt", "displayName", "id", "keys", "searchRange", "enabled",
-    "forceActivation", "keyRelative", "nonStoryActivatable", "category", "loreBiasGroups",
-)  # fmt: skip
+# The order NovelAI itself writes entry, contextConfig and book keys in (the table's ``order``).
+ENTRY_ORDER = tuple(_MAPPING.native_order("entry"))
 CONTEXT_ORDER = (
     "prefix", "suffix", "tokenBudget", "reservedTokens", "budgetPriority", "trimDirection", "insertionType",
     "maximumTrimType", "insertionPosition",
 )  # fmt: skip
-BOOK_ORDER = ("lorebookVersion", "entries", "settings", "categories")
+BOOK_ORDER = tuple(_MAPPING.native_order("book"))
 
 
 # --- native -> canonical -------------------------------------------------------
