@@ -50,15 +50,14 @@ def as_lorebook(doc: Document) -> Lorebook:
 
 
 def _mapped_card(doc: Document) -> Card | None:
-    """The card a platform's ``card_of`` service maps ``doc`` to (None when no platform does)."""
-    from .formats.registry import all_platforms  # late: the formats packages import this module
+    """The card ``doc``'s platform maps it to with its ``card_of`` service (None when it has none)."""
+    from .formats.registry import get_format, get_platform  # late: the formats packages import this module
 
-    for platform in all_platforms():
-        card_of = platform.service("card_of")
-        mapped = card_of(doc) if card_of is not None else None
-        if mapped is not None:
-            return mapped  # type: ignore[no-any-return]
-    return None
+    try:
+        card_of = get_platform(get_format(doc.format).platform).service("card_of")
+    except KeyError:
+        return None
+    return card_of(doc) if card_of is not None else None
 
 
 def _stem(path: str | None) -> str | None:

@@ -14,6 +14,7 @@ PLATFORM = register_platform(
         rank=10,
         book_to_native=memory.memory_book_from_lorebook,
         book_from_native=memory.lorebook_from_memory_book,
+        native_book_kind=lambda obj: isinstance(obj, dict) and memory.looks_like_memory_book(obj),
         hazards=key_conflicts,
         services={"agnai_key_hazards": agnai_key_hazards},
     ),
