@@ -61,35 +61,16 @@ def findings(source: Document, target_format: str, platform: str, output: Docume
 
 
 def _agnai_keys(source: Document, target_format: str, output: Document | None) -> list[Finding]:
-    """Keys Agnai would mangle (regex, stripped characters, wildcards, word boundaries).
-
-    ``agnai_key_hazards(book)`` (interop.formats.agnai.memory) lists them per key as
-    ``entries[i].keys[j]``; the report's field is the whole key list of entry i.
-    """
-    hazards_of = platform_service("agnai", "agnai_key_hazards")
+    """Keys Agnai would mangle (regex, stripped characters, wildcards, word boundaries): the agnai
+    ``Platform.hazards`` (interop.transforms.agnai_keys.key_conflicts), one Conflict per entry."""
+    try:
+        hazards_of = get_platform("agnai").hazards
+    except KeyError:
+        return []
     book = source.book
     if hazards_of is None or book is None:
         return []
-    per_entry: dict[int, list[Any]] = {}
-    for hazard in hazards_of(book):
-        index = _entry_of(getattr(hazard, "path", ""))
-        if index is not None:
-            per_entry.setdefault(index, []).append(hazard)
-    found = []
-    for index, hazards in per_entry.items():
-        fate: Fate = "lost" if any(getattr(h, "fate", "") == "lost" for h in hazards) else "approximated"
-        reasons = [f"{h.key!r}: {h.reason}" for h in hazards]
-        detail = "; ".join(reasons[:3]) + (f"; and {len(reasons) - 3} more" if len(reasons) > 3 else "")
-        found.append(Finding(("entry", index, "keys"), fate, detail))
-    return found
-
-
-def _entry_of(path: str) -> int | None:
-    """``entries[4].keys[0]`` -> 4."""
-    if not path.startswith("entries["):
-        return None
-    number = path[len("entries[") : path.find("]")]
-    return int(number) if number.isdigit() else None
+    return [Finding(c.path, c.fate, c.detail) for c in hazards_of(book)]  # type: ignore[arg-type]
 
 
 register_hook("agnai", _agnai_keys)

@@ -1,12 +1,13 @@
-"""NovelAI: lorebooks, scenarios, stories and lorebook PNGs."""
+"""NovelAI: lorebooks, scenarios, stories and lorebook PNGs. This module is the package's one
+public face: it registers the platform and its formats (in listing order)."""
 
 from __future__ import annotations
 
 from ..registry import Platform, register_platform
+from . import containers, lorebook, story_card
 
-PLATFORM = register_platform(Platform(name="novelai", title="NovelAI", rank=20))
-
-# Registration order is listing order: import one module per line, in this order.
-# isort: skip_file
-from . import lorebook  # noqa: E402, F401
-from . import containers  # noqa: E402, F401
+PLATFORM = register_platform(
+    Platform(name="novelai", title="NovelAI", rank=20, services={"card_of": story_card.card_of}),
+    *lorebook.FORMATS,
+    *containers.FORMATS,
+)
