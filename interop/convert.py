@@ -13,20 +13,20 @@ from pathlib import PurePath
 from .document import Document
 from .errors import ConversionError
 from .model import V3_SPEC, Card, CardData, Lorebook
+from .model.versions import required_defaults
 
 
 def as_card(doc: Document) -> Card:
     """The document's card, or a new V3 card carrying its standalone lorebook.
 
-    A NovelAI scenario or story export becomes the card its text maps to (formats/novelai_card.py).
+    A NovelAI scenario or story export becomes the card its text maps to: a platform that has such
+    documents offers a ``card_of`` service (NovelAI: formats/novelai/story_card.py).
     """
     if doc.card is not None:
         return doc.card
-    from .formats.novelai.story_card import card_of
-
-    mapped = card_of(doc)
+    mapped = mapped_card(doc)
     if mapped is not None:
-        for name, empty in _EMPTY_CARD.items():
+        for name, empty in required_defaults().items():
             if not mapped.data.has(name):
                 setattr(mapped.data, name, type(empty)())
         return mapped
@@ -34,33 +34,11 @@ def as_card(doc: Document) -> Card:
     if book is None:
         raise ConversionError("document holds neither a card nor a lorebook", file=doc.source)
     name = book.name if isinstance(book.name, str) and book.name else _stem(doc.source) or "Lorebook"
-    data = CardData(
-        name=name,
-        description="",
-        personality="",
-        scenario="",
-        first_mes="",
-        mes_example="",
-        creator_notes=book.description if isinstance(book.description, str) else "",
-        system_prompt="",
-        post_history_instructions="",
-        alternate_greetings=[],
-        group_only_greetings=[],
-        tags=[],
-        creator="",
-        character_version="",
-        extensions={},
-        character_book=book,
-    )
+    notes = book.description if isinstance(book.description, str) else ""
+    # Every V3-required field, empty but for the name and notes the lorebook gives.
+    fields = {**required_defaults(), "name": name, "creator_notes": notes, "character_book": book}
+    data = CardData(**fields)
     return Card(spec=V3_SPEC, spec_version="3.0", data=data)
-
-
-_EMPTY_CARD = {
-    "name": "", "description": "", "personality": "", "scenario": "", "first_mes": "", "mes_example": "",
-    "creator_notes": "", "system_prompt": "", "post_history_instructions": "", "alternate_greetings": [],
-    "group_only_greetings": [], "tags": [], "creator": "", "character_version": "", "extensions": {},
-}
-"""The fields of a new V3 card (all required by the spec), as a new card gets them."""
 
 
 def as_lorebook(doc: Document) -> Lorebook:
@@ -69,6 +47,17 @@ def as_lorebook(doc: Document) -> Lorebook:
     if book is None:
         raise ConversionError("the card has no lorebook (character_book) to write", file=doc.source)
     return book
+
+
+def mapped_card(doc: Document) -> Card | None:
+    """The card ``doc``'s platform maps it to with its ``card_of`` service (None when it has none)."""
+    from .formats.registry import get_format, get_platform  # late: the formats packages import this module
+
+    try:
+        card_of = get_platform(get_format(doc.format).platform).service("card_of")
+    except KeyError:
+        return None
+    return card_of(doc) if card_of is not None else None
 
 
 def _stem(path: str | None) -> str | None:

@@ -13,9 +13,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..convert import mapped_card
 from ..document import Document
 from ..formats.card_dates import restored_dates
-from ..formats.registry import get_format, get_platform
 from ..model import Card
 from ..model.versions import STASH, spec_of, to_v3
 from ..transforms.st_risu import CARD_TEXT, strip_card_line
@@ -80,20 +80,10 @@ class CanonicalView:
 MISSING = _MISSING
 
 
-def _derived_card(doc: Document) -> Card | None:
-    """The card a document without one stands for, from its platform's ``card_of`` service
-    (a NovelAI scenario/story: its text is a card's); None for any other document."""
-    try:
-        card_of = get_platform(get_format(doc.format).platform).service("card_of")
-    except KeyError:
-        return None
-    return card_of(doc) if card_of is not None else None
-
-
 def view_of(doc: Document) -> CanonicalView:
     filled: set[str] = set()
     view = CanonicalView(kind=doc.kind, assets=dict(doc.assets), members=dict(doc.members), image=doc.image)
-    card = doc.card if doc.card is not None else _derived_card(doc)
+    card = doc.card if doc.card is not None else mapped_card(doc)  # a NovelAI scenario/story: its text is a card's
     if card is not None:
         raw, filled = _v3_dump(card)
         view.root = {k: v for k, v in raw.items() if k not in ("data", *_FORMAT_LABELS)}

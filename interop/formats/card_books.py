@@ -10,26 +10,16 @@ Writing a document back into its own format changes nothing (identity rule).
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from ..convert import as_card, as_lorebook
 from ..document import Document
 from ..memo import memoized
 from ..model import Card, Lorebook, LorebookEntry
-from ..model.versions import spec_of
+from ..model.versions import required_defaults, spec_of
 from ..transforms.st_risu import add_card_line
 from .card_dates import DATE_FIELDS, record_of, restored_dates, translated_dates
 from .registry import get_platform
-
-# CCv3 card fields every card must have (character-card-v3.txt) and the empty value a
-# conversion writes when the source lacks one (the fidelity report lists them as added).
-REQUIRED_CARD_FIELDS: dict[str, Any] = {
-    "name": "", "description": "", "tags": [], "creator": "", "character_version": "", "mes_example": "",
-    "extensions": {}, "system_prompt": "", "post_history_instructions": "", "first_mes": "",
-    "alternate_greetings": [], "personality": "", "scenario": "", "creator_notes": "", "group_only_greetings": [],
-}
-
 
 NO_FLAT_KEYS = ("agnai-card", "risu-charx")
 """Targets whose app never reads entry ``extensions``: Agnai's ``characterBookToNative`` /
@@ -46,7 +36,7 @@ def card_for(doc: Document, target: str) -> Card:
     if doc.format == target or spec_of(card) == "v1":
         return card
     update: dict[str, Any] = {
-        name: copy.deepcopy(value) for name, value in REQUIRED_CARD_FIELDS.items() if not card.data.has(name)
+        name: value for name, value in required_defaults().items() if not card.data.has(name)
     }
     update.update(_dates_for(card, doc.format, target))
     book = card.data.character_book

@@ -84,5 +84,14 @@ class Card(CanonicalModel):
     _filled: set[str] = PrivateAttr(default_factory=set)
 
     @property
+    def filled(self) -> set[str]:
+        """Paths (``data.<field>``, ``entries.<i>.<field>``) an upgrade or importer filled with defaults."""
+        return self._filled
+
+    @filled.setter
+    def filled(self, paths: set[str]) -> None:
+        self._filled = set(paths)
+
+    @property
     def book(self) -> Lorebook | None:
         return self.data.character_book

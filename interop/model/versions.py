@@ -16,37 +16,42 @@ docs/versions.md)::
 
 Upgrades fill the fields a higher version requires (``group_only_greetings``,
 entry ``use_regex`` for V3; the V2 data fields for V1) and remember them in
-``Card._filled``, so a downgrade of the same in-memory card removes them again
+``Card.filled``, so a downgrade of the same in-memory card removes them again
 and V2 -> V3 -> V2 is the identity too.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 import warnings
 from typing import Any
 
 from .card import V2_SPEC, V3_ONLY_FIELDS, V3_SPEC, Card
 from .decorators import parse_decorators
+from .stash import ABSENT, open_container, take
 
 STASH = "interop"
 V1_FIELDS = ("name", "description", "personality", "scenario", "first_mes", "mes_example")
-V2_REQUIRED_DEFAULTS: dict[str, Any] = {
-    "name": "",
-    "description": "",
-    "personality": "",
-    "scenario": "",
-    "first_mes": "",
-    "mes_example": "",
-    "creator_notes": "",
-    "system_prompt": "",
-    "post_history_instructions": "",
-    "alternate_greetings": [],
-    "tags": [],
-    "creator": "",
-    "character_version": "",
-    "extensions": {},
-}
+
+
+def required_defaults(spec: str = "v3") -> dict[str, Any]:
+    """The fields a ``"v3"`` (or ``"v2"``) card must have, each with the empty value an importer or a
+    conversion fills in: the ``required``/``card_default`` rows of ``mappings/ccv3.json`` (a new copy
+    on every call; read on first use, so importing the model loads no table)."""
+    table = _required_v3()
+    if spec == "v2":
+        table = {k: v for k, v in table.items() if k not in V3_ONLY_FIELDS}
+    return copy.deepcopy(table)
+
+
+@functools.cache
+def _required_v3() -> dict[str, Any]:
+    from ..mappings import load  # lazily: ``python -m interop.mappings`` must not find itself imported
+
+    ccv3 = load("ccv3")
+    defaults = ccv3.card_defaults("card")
+    return {name: defaults[name] for name in ccv3.required_fields("card")}
 
 
 class NewerSpecWarning(UserWarning):
@@ -82,7 +87,7 @@ def check_spec_version(card: Card) -> str | None:
 
 def _validated(raw: dict[str, Any], filled: set[str]) -> Card:
     card = Card.model_validate(raw)
-    card._filled = filled
+    card.filled = filled
     return card
 
 
@@ -103,7 +108,7 @@ def to_v3(card: Card) -> Card:
             return card
     raw = card.dump()
     data = raw.setdefault("data", {})
-    filled = set(card._filled)
+    filled = set(card.filled)
     stash = _pop_stash(data)
     raw["spec"] = V3_SPEC
     raw["spec_version"] = stash.get("spec_version", "3.0") if stash.get("from") == V3_SPEC else "3.0"
@@ -129,7 +134,7 @@ def to_v2(card: Card, *, strip_decorators: bool = False) -> Card:
     """
     source = spec_of(card)
     raw = card.dump()
-    filled = set(card._filled)
+    filled = set(card.filled)
     if source == "v2" and not strip_decorators:
         return card
     if source == "v1":
@@ -137,23 +142,8 @@ def to_v2(card: Card, *, strip_decorators: bool = False) -> Card:
         return to_v2(upgraded, strip_decorators=strip_decorators) if spec_of(upgraded) == "v3" else upgraded
     data = raw.setdefault("data", {})
     stash: dict[str, Any] = {"from": raw.get("spec"), "spec_version": raw.get("spec_version")}
-    moved: dict[str, Any] = {}
-    if source == "v3":
-        for name in V3_ONLY_FIELDS:
-            if name in data:
-                value = data.pop(name)
-                # An empty group_only_greetings is what an upgrade fills in anyway.
-                if f"data.{name}" not in filled and not (name == "group_only_greetings" and value == []):
-                    moved[name] = value
-    entry_stash: dict[str, dict[str, Any]] = {}
-    for i, entry in enumerate(_entry_list(data)):
-        if source == "v3" and f"entries.{i}.use_regex" in filled:
-            entry.pop("use_regex", None)
-        if strip_decorators and isinstance(entry.get("content"), str):
-            parsed = parse_decorators(entry["content"])
-            if parsed.decorators:
-                entry["content"] = parsed.body
-                entry_stash.setdefault(str(i), {})["decorators"] = parsed.prefix
+    moved = _pop_v3_only(data, filled) if source == "v3" else {}
+    entry_stash = _downgrade_entries(data, filled if source == "v3" else set(), strip_decorators)
     if moved:
         stash["data"] = moved
     if entry_stash:
@@ -161,15 +151,42 @@ def to_v2(card: Card, *, strip_decorators: bool = False) -> Card:
     raw["spec"] = V2_SPEC
     raw["spec_version"] = "2.0"
     if moved or entry_stash or stash["spec_version"] not in ("3.0", None):
-        extensions = data.get("extensions")
-        if not isinstance(extensions, dict):
-            if "extensions" not in data:
-                stash["absent"] = ["extensions"]
-            else:
-                stash["replaced_extensions"] = extensions
-            extensions = data["extensions"] = {}
+        extensions, before = open_container(data, "extensions")
+        if before is ABSENT:
+            stash["absent"] = ["extensions"]
+        elif before is not extensions:
+            stash["replaced_extensions"] = before
         extensions[STASH] = stash
     return _validated(raw, {f for f in filled if not f.startswith(("data.group_only", "entries."))})
+
+
+def _pop_v3_only(data: dict[str, Any], filled: set[str]) -> dict[str, Any]:
+    """Remove the V3-only fields from ``data``; the ones to stash (not filled in by an upgrade)."""
+    moved: dict[str, Any] = {}
+    for name in V3_ONLY_FIELDS:
+        if name in data:
+            value = data.pop(name)
+            # An empty group_only_greetings is what an upgrade fills in anyway.
+            if f"data.{name}" not in filled and not (name == "group_only_greetings" and value == []):
+                moved[name] = value
+    return moved
+
+
+def _downgrade_entries(data: dict[str, Any], filled: set[str], strip_decorators: bool) -> dict[str, dict[str, Any]]:
+    """Drop the ``use_regex`` an upgrade filled in; move decorator lines out (``strip_decorators``).
+
+    Returns the per-entry stash (``{"<index>": {"decorators": ...}}``).
+    """
+    entry_stash: dict[str, dict[str, Any]] = {}
+    for i, entry in enumerate(_entry_list(data)):
+        if f"entries.{i}.use_regex" in filled:
+            entry.pop("use_regex", None)
+        if strip_decorators and isinstance(entry.get("content"), str):
+            parsed = parse_decorators(entry["content"])
+            if parsed.decorators:
+                entry["content"] = parsed.body
+                entry_stash.setdefault(str(i), {})["decorators"] = parsed.prefix
+    return entry_stash
 
 
 def v1_carried(root: dict[str, Any]) -> dict[str, Any]:
@@ -203,15 +220,15 @@ def _v1_to_v2(card: Card) -> Card:
     raw = card.dump()
     root_stash = raw.get("extensions", {}).get(STASH) if isinstance(raw.get("extensions"), dict) else None
     data = raw.pop("data", None) or {}
-    filled = set(card._filled)
+    filled = set(card.filled)
     for name in V1_FIELDS:
         if name in raw and name not in data:
             data[name] = raw[name]
     for name, value in v1_carried(raw).items():
         data.setdefault(name, value)
-    for name, default in V2_REQUIRED_DEFAULTS.items():
+    for name, default in required_defaults("v2").items():
         if name not in data:
-            data[name] = copy.deepcopy(default)
+            data[name] = default
             filled.add(f"data.{name}")
     raw["spec"] = V2_SPEC
     raw["spec_version"] = "2.0"
@@ -249,7 +266,7 @@ def to_v1(card: Card) -> Card:
         return card
     raw = card.dump()
     data = raw.get("data", {})
-    filled = card._filled
+    filled = card.filled
     out: dict[str, Any] = {
         k: copy.deepcopy(v) for k, v in raw.items() if k not in ("spec", "spec_version", "data")
     }
@@ -269,11 +286,8 @@ def to_v1(card: Card) -> Card:
         if k not in V1_FIELDS and f"data.{k}" not in filled and not (k in carried and carried[k] == v)
     }
     if extra or replaced:
-        extensions = out.get("extensions")
-        absent = []
-        if not isinstance(extensions, dict):
-            absent = ["extensions"] if "extensions" not in out else []
-            extensions = out["extensions"] = {}
+        extensions, before = open_container(out, "extensions")
+        absent = ["extensions"] if before is ABSENT else []
         # A deep copy: the root ``extensions`` of ``out`` may be the very dict inside ``raw``.
         extensions[STASH] = {"card": copy.deepcopy(raw), "absent_root": absent}
     return _validated(out, set())
@@ -281,14 +295,13 @@ def to_v1(card: Card) -> Card:
 
 def _pop_stash(data: dict[str, Any]) -> dict[str, Any]:
     extensions = data.get("extensions")
-    if isinstance(extensions, dict) and isinstance(extensions.get(STASH), dict):
-        stash = extensions.pop(STASH)
-        if "absent" in stash and "extensions" in stash["absent"] and not extensions:
+    stash = take(extensions, STASH)
+    if stash and not extensions:
+        if "extensions" in (stash.get("absent") or ()):
             data.pop("extensions")
-        elif "replaced_extensions" in stash and not extensions:
+        elif "replaced_extensions" in stash:
             data["extensions"] = stash["replaced_extensions"]
-        return stash
-    return {}
+    return stash
 
 
 def _restore(data: dict[str, Any], stash: dict[str, Any]) -> None:
@@ -343,10 +356,10 @@ def imported_card(data: dict[str, Any]) -> Card:
     """A V3 card from an importer's ``data``: the fields V2/V3 require and ``data`` lacks are filled.
 
     What SillyTavern's importers of non-card formats do (``convertToV2`` fills
-    every V2 field); the filled paths are remembered in ``Card._filled`` like
+    every V2 field); the filled paths are remembered in ``Card.filled`` like
     an upgrade's, so a downgrade of the same card drops them again.
     """
-    full = {**copy.deepcopy(V2_REQUIRED_DEFAULTS), "group_only_greetings": [], **data}
+    full = {**required_defaults(), **data}
     card = Card.model_validate({"spec": V3_SPEC, "spec_version": "3.0", "data": full})
-    card._filled = {f"data.{name}" for name in full if name not in data}
+    card.filled = {f"data.{name}" for name in full if name not in data}
     return card

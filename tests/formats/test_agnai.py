@@ -21,16 +21,11 @@ from interop.convert import as_card
 from interop.document import Document
 from interop.errors import InvalidCardError
 from interop.formats.agnai.character import agnai_from_card, agnai_v2_card, card_from_agnai, render_persona
-from interop.formats.agnai.memory import (
-    STASH,
-    agnai_entry_hazards,
-    agnai_key_hazards,
-    agnai_keyword,
-    lorebook_from_memory_book,
-    memory_book_from_lorebook,
-)
+from interop.formats.agnai.memory import STASH, lorebook_from_memory_book, memory_book_from_lorebook
 from interop.model import Card, Lorebook
+from interop.model.keys import agnai_keyword
 from interop.model.versions import to_v2
+from interop.transforms.agnai_keys import agnai_entry_hazards, agnai_key_hazards
 from tests.conftest import PROJECT_CORPUS, corpus_params, project_files, shared_files
 from tests.strategies import card_v3
 from tests.strategies import lorebook as lorebook_strategy
@@ -498,3 +493,16 @@ def test_cli_convert_and_inspect(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     facts = json.loads(result.output)[0]["facts"]
     assert facts["key_hazards"] >= 1 and facts["weights"] == [0]
+
+
+def test_key_conflicts_are_the_per_entry_records_of_the_key_hazards() -> None:
+    entries = [{"keys": ["plain"], "content": "a"}, {"keys": ["/dr(a|e)gon/i", "a.b", "x*", "é"], "content": "b"}]
+    book = Lorebook.model_validate({"entries": entries})
+    from interop.formats.registry import get_platform
+    from interop.model.conflict import Conflict
+
+    conflicts = get_platform("agnai").hazards(book)
+    assert [c.path for c in conflicts] == [("entry", 1, "keys")]
+    assert isinstance(conflicts[0], Conflict) and conflicts[0].fate == "lost"
+    assert conflicts[0].detail.startswith("'/dr(a|e)gon/i': regex key")
+    assert conflicts[0].detail.endswith("; and 1 more")

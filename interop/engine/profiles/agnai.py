@@ -20,13 +20,13 @@ from typing import Any
 import regex
 
 from ...errors import InvalidCardError
+from ...model.keys import agnai_keyword
 from ..chat import Chat
 from ..result import Activation, EntryInfo, LogRecord, Reason, Result
 from ..state import ChatState
 from ..tokenizers import Tokenizer
 from .base import Profile, native_books
 
-_STRIPPED = set("\\^$+.()|[]{}_")
 _W = "[A-Za-z0-9_]"
 _BOUNDARY = f"(?:(?<={_W})(?!{_W})|(?<!{_W})(?={_W}))"
 
@@ -49,7 +49,7 @@ class AgnaiPool:
 
 def keyword_pattern(keyword: str) -> regex.Pattern[str] | None:
     """The whole-word, case-insensitive pattern of one keyword (None when nothing is left of it)."""
-    core = "".join(ch for ch in keyword.strip() if ch not in _STRIPPED)
+    core = agnai_keyword(keyword)
     if not core:
         return None
     parts = []

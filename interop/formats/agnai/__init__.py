@@ -1,13 +1,11 @@
-"""Agnai: memory books and Agnai character exports."""
+"""Agnai: memory books and Agnai character exports. This module is the package's one public face:
+it registers the platform (its lorebook conversion and key hazards) and its formats (in listing order)."""
 
 from __future__ import annotations
 
+from ...transforms.agnai_keys import agnai_key_hazards, key_conflicts
 from ..registry import Platform, register_platform
-
-# Registration order is listing order: import one module per line, in this order.
-# isort: skip_file
-from . import memory
-from . import character  # noqa: F401
+from . import character, memory
 
 PLATFORM = register_platform(
     Platform(
@@ -17,6 +15,9 @@ PLATFORM = register_platform(
         book_to_native=memory.memory_book_from_lorebook,
         book_from_native=memory.lorebook_from_memory_book,
         native_book_kind=lambda obj: isinstance(obj, dict) and memory.looks_like_memory_book(obj),
-        services={"agnai_key_hazards": memory.agnai_key_hazards},
-    )
+        hazards=key_conflicts,
+        services={"agnai_key_hazards": agnai_key_hazards},
+    ),
+    *memory.FORMATS,
+    *character.FORMATS,
 )

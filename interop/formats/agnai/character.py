@@ -27,14 +27,14 @@ from ...convert import as_card
 from ...document import Document
 from ...errors import InvalidCardError
 from ...jsonio import dump_json
+from ...mappings import load as load_mapping
 from ...model import V2_SPEC, V3_SPEC, Card, Lorebook
-from ...model.versions import V2_REQUIRED_DEFAULTS, spec_of, to_v2, to_v3
+from ...model.stash import ABSENT, Stash, take
+from ...model.versions import required_defaults, spec_of, to_v2, to_v3
 from ..card_books import card_for
 from ..card_io import card_from_json
-from ..registry import Format, Probe, ReadContext, WriteContext, register
+from ..registry import Format, Probe, ReadContext, WriteContext
 from .memory import (
-    _MAPPING,
-    ABSENT,
     NAMESPACE,
     STASH,
     STASH_VERSION,
@@ -49,15 +49,16 @@ MARKERS = "$interop"
 INSERT = "insert"
 DEPTH_PROMPT = "depth_prompt"
 CLASHING = (NAMESPACE, DEPTH_PROMPT)  # native extensions keys we also write
+_TABLE = load_mapping("agnai")
 CARD_FIELDS = [
     (f.native, f.canonical)
-    for f in _MAPPING.fields_at("card")
+    for f in _TABLE.fields_at("card")
     if f.canonical and f.native != "*" and "." not in f.canonical and f.native != "characterBook"
 ]
 _CANONICAL_BY_NATIVE = dict(CARD_FIELDS)
 # Fields Agnai's editor and import expect on every character.
 DEFAULT_ROOT = {"spec": V3_SPEC, "spec_version": "3.0"}
-REQUIRED = {"name": "", "greeting": "", "scenario": "", "sampleChat": ""}
+REQUIRED = {name: _TABLE.card_defaults("card")[name] for name in _TABLE.required_fields("card")}
 NATIVE_ORDER = (
     "kind", "name", "description", "appearance", "avatar", "persona", "greeting", "scenario", "sampleChat",
     "culture", "tags", "visualType", "sprite", "voice", "voiceDisabled", "json", "folder", "favorite",
@@ -107,9 +108,26 @@ def card_from_agnai(obj: dict[str, Any], *, file: str | None = None) -> Card:
     """The canonical card of a native Agnai character (a stash from our writer is restored)."""
     if not isinstance(obj, dict):
         raise InvalidCardError("Agnai character is not an object", file=file)
+    data, agnai = _fields_from_agnai(obj, file)
+    stash = _pop_card_stash(data)
+    ext = _agnai_extensions(data, obj, agnai, [] if "kind" in obj else ["kind"])
+    if "persona" in obj:
+        data["description"] = render_persona(obj.get("name"), obj["persona"])
+    _restore_card(data, ext, stash)
+    root = stash.get("root") if isinstance(stash.get("root"), dict) else DEFAULT_ROOT
+    filled = set() if stash else _fill_v3_fields(data)  # a character made in Agnai: complete it as a V3 card
+    try:
+        card = Card.model_validate({**copy.deepcopy(root), "data": data})
+    except ValidationError as exc:
+        raise InvalidCardError(f"Agnai character does not validate: {exc.errors()[0]['msg']}", file=file) from None
+    card.filled = filled
+    return card
+
+
+def _fields_from_agnai(obj: dict[str, Any], file: str | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The renamed card fields, and every other Agnai key (kept verbatim in ``extensions.agnai``)."""
     data: dict[str, Any] = {}
     agnai: dict[str, Any] = {}
-    absent: list[str] = []
     for key, value in obj.items():
         if key == "kind" and value == KIND:
             continue
@@ -120,9 +138,12 @@ def card_from_agnai(obj: dict[str, Any], *, file: str | None = None) -> Card:
             data["character_book"] = _book(value, file)
         elif key != INSERT:
             agnai[key] = copy.deepcopy(value)
-    if "kind" not in obj:
-        absent.append("kind")
-    stash = _pop_card_stash(data)
+    return data, agnai
+
+
+def _agnai_extensions(data: dict[str, Any], obj: dict[str, Any], agnai: dict[str, Any], absent: list[str]) -> Any:
+    """``data.extensions`` with ``depth_prompt`` (from ``insert``) and the ``agnai`` namespace, whose
+    ``$interop`` markers record what the native file did not have and the clashing keys it had."""
     markers: dict[str, Any] = {}
     ext = data.get("extensions", ABSENT)
     if isinstance(ext, dict):
@@ -148,27 +169,28 @@ def card_from_agnai(obj: dict[str, Any], *, file: str | None = None) -> Card:
         agnai[MARKERS] = markers
     if agnai:
         ext[NAMESPACE] = agnai
-    if "persona" in obj:
-        data["description"] = render_persona(obj.get("name"), obj["persona"])
-    for name, value in (stash.get("keep") or {}).items():
+    return ext
+
+
+def _restore_card(data: dict[str, Any], ext: Any, stash: dict[str, Any]) -> None:
+    """Apply our writer's card stash: kept values back, the replaced persona back, added paths dropped."""
+    saved = Stash.from_json(stash)
+    for name, value in saved.keep.items():
         data[name] = copy.deepcopy(value)
     if "persona" in stash and isinstance(ext, dict) and isinstance(ext.get(NAMESPACE), dict):
         ext[NAMESPACE]["persona"] = copy.deepcopy(stash["persona"])
-    for path in stash.get("absent") or []:
+    for path in saved.absent:
         _drop(data, path)
-    root = stash.get("root") if isinstance(stash.get("root"), dict) else DEFAULT_ROOT
+
+
+def _fill_v3_fields(data: dict[str, Any]) -> set[str]:
+    """Fill the fields a V3 card requires; the filled paths (``Card.filled``)."""
     filled = set()
-    if not stash:  # a character made in Agnai: complete it as a V3 card
-        for name, default in {**V2_REQUIRED_DEFAULTS, "group_only_greetings": []}.items():
-            if name not in data:
-                data[name] = copy.deepcopy(default)
-                filled.add(f"data.{name}")
-    try:
-        card = Card.model_validate({**copy.deepcopy(root), "data": data})
-    except ValidationError as exc:
-        raise InvalidCardError(f"Agnai character does not validate: {exc.errors()[0]['msg']}", file=file) from None
-    card._filled = filled
-    return card
+    for name, default in required_defaults().items():
+        if name not in data:
+            data[name] = default
+            filled.add(f"data.{name}")
+    return filled
 
 
 def _book(value: Any, file: str | None) -> Any:
@@ -178,11 +200,7 @@ def _book(value: Any, file: str | None) -> Any:
 
 
 def _pop_card_stash(data: dict[str, Any]) -> dict[str, Any]:
-    ext = data.get("extensions")
-    if not isinstance(ext, dict) or not isinstance(ext.get(STASH), dict):
-        return {}
-    stash = ext.pop(STASH)
-    card = stash.get("card")
+    card = take(data.get("extensions"), STASH).get("card")
     return card if isinstance(card, dict) else {}
 
 
@@ -205,44 +223,17 @@ def agnai_from_card(card: Card, *, fill_required: bool = True) -> dict[str, Any]
     """The native Agnai character for ``card``; what Agnai cannot hold goes to ``extensions.interop_agnai``."""
     if spec_of(card) == "v1":  # V1 keeps its fields at the root: upgrade first
         card = to_v3(card)
-    filled = card._filled
-    data = {k: v for k, v in card.data.dump().items() if f"data.{k}" not in filled}
+    data = {k: v for k, v in card.data.dump().items() if f"data.{k}" not in card.filled}
     root = {k: v for k, v in card.dump().items() if k != "data"}
-    ext = data.pop("extensions", ABSENT)
-    ext = copy.deepcopy(ext) if isinstance(ext, dict) else ext
-    agnai: dict[str, Any] = {}
-    if isinstance(ext, dict) and isinstance(ext.get(NAMESPACE), dict):
-        agnai = ext.pop(NAMESPACE)
-    markers = agnai.pop(MARKERS, {}) if isinstance(agnai.get(MARKERS), dict) else {}
+    ext, agnai, markers = _split_extensions(data.pop("extensions", ABSENT))
     absent = set(markers.get("absent", []))
-    keep: dict[str, Any] = {}
-    added: list[str] = []
-    replaced_persona: Any = ABSENT
+    saved = Stash()  # keep: what Agnai has no field for; absent: what we had to add
 
     out: dict[str, Any] = {} if "kind" in absent else {"kind": KIND}
     for native, canonical in CARD_FIELDS:
-        if native == "extensions":
-            continue
-        if canonical in data:
+        if native != "extensions" and canonical in data:
             out[native] = data.pop(canonical)
-    description = data.pop("description", None)
-    personality = data.pop("personality", None)
-    persona = agnai.pop("persona", ABSENT)
-    name = out.get("name")
-    if persona is not ABSENT and (description is None or render_persona(name, persona) == description):
-        out["persona"] = persona
-    elif description is not None or personality is not None or fill_required:
-        text = "\n".join(t for t in (description, personality) if isinstance(t, str) and t)
-        out["persona"] = text_persona(text)
-        keep.update({k: v for k, v in (("description", description), ("personality", personality)) if v is not None})
-        if persona is ABSENT:
-            added.append(f"extensions.{NAMESPACE}.persona")
-        else:
-            replaced_persona = persona  # the edited description wins; the old persona stays restorable
-    if description is None and "persona" in out:
-        added.append("description")  # the reader renders one from the persona
-    if personality is not None and "personality" not in keep:
-        keep["personality"] = personality
+    replaced_persona = _persona_to_agnai(out, data, agnai.pop("persona", ABSENT), saved, fill_required)
     book = data.pop("character_book", ABSENT)
     if isinstance(book, dict):
         out["characterBook"] = memory_book_from_lorebook(
@@ -250,34 +241,78 @@ def agnai_from_card(card: Card, *, fill_required: bool = True) -> dict[str, Any]
         )
     elif book is not ABSENT:
         out["characterBook"] = book
-    if isinstance(ext, dict) and DEPTH_PROMPT in ext:
-        out[INSERT] = ext.pop(DEPTH_PROMPT)
     if isinstance(ext, dict):
+        if DEPTH_PROMPT in ext:
+            out[INSERT] = ext.pop(DEPTH_PROMPT)
         ext.update(markers.get("extensions", {}))
     if fill_required:
         for native, default in REQUIRED.items():
             if native not in out:
                 out[native] = default
-                added.append(_CANONICAL_BY_NATIVE[native])
-    keep.update(data)  # nickname, assets, group_only_greetings, dates, unknown keys
+                saved.absent.append(_CANONICAL_BY_NATIVE[native])
+    saved.keep.update(data)  # nickname, assets, group_only_greetings, dates, unknown keys
+    ext = _stash_card(ext, saved, root, replaced_persona)
+    _put_extensions(out, ext, markers, absent)
+    for key, value in agnai.items():
+        out.setdefault(key, value)
+    ordered = {k: out[k] for k in NATIVE_ORDER if k in out}
+    ordered.update((k, v) for k, v in out.items() if k not in ordered)
+    return ordered
+
+
+def _split_extensions(ext: Any) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+    """A copy of the card's ``extensions`` without ``agnai``; that namespace; its ``$interop`` markers."""
+    ext = copy.deepcopy(ext) if isinstance(ext, dict) else ext
+    agnai: dict[str, Any] = {}
+    if isinstance(ext, dict) and isinstance(ext.get(NAMESPACE), dict):
+        agnai = ext.pop(NAMESPACE)
+    markers = agnai.pop(MARKERS, {}) if isinstance(agnai.get(MARKERS), dict) else {}
+    return ext, agnai, markers
+
+
+def _persona_to_agnai(
+    out: dict[str, Any], data: dict[str, Any], persona: Any, saved: Stash, fill_required: bool
+) -> Any:
+    """Write ``persona``: Agnai's own when the description is its rendering, else the description as text
+    (the description and personality kept in the stash). Returns the replaced Agnai persona, or ``ABSENT``."""
+    description = data.pop("description", None)
+    personality = data.pop("personality", None)
+    replaced: Any = ABSENT
+    if persona is not ABSENT and (description is None or render_persona(out.get("name"), persona) == description):
+        out["persona"] = persona
+    elif description is not None or personality is not None or fill_required:
+        text = "\n".join(t for t in (description, personality) if isinstance(t, str) and t)
+        out["persona"] = text_persona(text)
+        pairs = (("description", description), ("personality", personality))
+        saved.keep.update({k: v for k, v in pairs if v is not None})
+        if persona is ABSENT:
+            saved.absent.append(f"extensions.{NAMESPACE}.persona")
+        else:
+            replaced = persona  # the edited description wins; the old persona stays restorable
+    if description is None and "persona" in out:
+        saved.absent.append("description")  # the reader renders one from the persona
+    if personality is not None and "personality" not in saved.keep:
+        saved.keep["personality"] = personality
+    return replaced
+
+
+def _stash_card(ext: Any, saved: Stash, root: dict[str, Any], replaced_persona: Any) -> Any:
+    """``ext`` with the card stash in it, when there is anything to stash."""
     default_root = root == DEFAULT_ROOT
-    if keep or added or not default_root or replaced_persona is not ABSENT:
-        if not isinstance(ext, dict):
-            if ext is ABSENT:
-                added.append("extensions")
-            else:
-                keep["extensions"] = ext
-            ext = {}
-        card_stash: dict[str, Any] = {}
-        if keep:
-            card_stash["keep"] = keep
-        if added:
-            card_stash["absent"] = added
-        if not default_root:  # spec, spec_version and root keys of a card from elsewhere
-            card_stash["root"] = root
-        if replaced_persona is not ABSENT:
-            card_stash["persona"] = replaced_persona
-        ext[STASH] = {"v": STASH_VERSION, "card": card_stash}
+    if not (saved or not default_root or replaced_persona is not ABSENT):
+        return ext
+    ext = saved.box(ext, "extensions")
+    card_stash = saved.to_json()
+    if not default_root:  # spec, spec_version and root keys of a card from elsewhere
+        card_stash["root"] = root
+    if replaced_persona is not ABSENT:
+        card_stash["persona"] = replaced_persona
+    ext[STASH] = {"v": STASH_VERSION, "card": card_stash}
+    return ext
+
+
+def _put_extensions(out: dict[str, Any], ext: Any, markers: dict[str, Any], absent: set[str]) -> None:
+    """Write ``extensions`` as the Agnai file had it (a replaced value back, a missing one left out)."""
     if isinstance(ext, dict):
         if "replaced_extensions" in markers and not ext:
             out["extensions"] = markers["replaced_extensions"]
@@ -285,11 +320,6 @@ def agnai_from_card(card: Card, *, fill_required: bool = True) -> dict[str, Any]
             out["extensions"] = ext
     elif ext is not ABSENT:
         out["extensions"] = ext
-    for key, value in agnai.items():
-        out.setdefault(key, value)
-    ordered = {k: out[k] for k in NATIVE_ORDER if k in out}
-    ordered.update((k, v) for k, v in out.items() if k not in ordered)
-    return ordered
 
 
 # --- the V2 card Agnai imports ------------------------------------------------------------
@@ -461,7 +491,7 @@ def _describe(doc: Document) -> dict[str, Any]:
     return facts
 
 
-register(
+FORMATS = (
     Format(
         name="agnai-character",
         kind="card",
@@ -472,9 +502,7 @@ register(
         read=_read,
         write=_write,
         describe=_describe,
-    )
-)
-register(
+    ),
     Format(
         name="agnai-card",
         kind="card",
@@ -485,5 +513,6 @@ register(
         read=_read_card,
         write=_write_card,
         describe=_describe,
-    )
+    ),
 )
+"""This module's formats, registered by the package ``__init__`` (in this order)."""

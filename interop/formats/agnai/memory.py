@@ -16,9 +16,8 @@ Agnai and back is unchanged.
 from __future__ import annotations
 
 import copy
-import re
 from pathlib import PurePath
-from typing import Any, NamedTuple
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -28,8 +27,9 @@ from ...errors import InvalidCardError
 from ...jsonio import dump_json
 from ...mappings import load as load_mapping
 from ...model import Lorebook, as_str_list
-from ...model.keys import is_regex_key
-from ..registry import Format, Probe, ReadContext, WriteContext, register
+from ...model.stash import ABSENT, Stash, take
+from ...transforms.agnai_keys import agnai_key_hazards
+from ..registry import Format, Probe, ReadContext, WriteContext
 
 NAMESPACE = "agnai"
 STASH = "interop_agnai"
@@ -53,19 +53,12 @@ ENTRY_FIELDS = _renames("entry")
 ENTRY_DEFAULTS: dict[str, Any] = _MAPPING.defaults("entry")
 BOOK_DEFAULTS: dict[str, Any] = _MAPPING.defaults("book")
 # Agnai's book import drops an entry without text or keyword list and its
-# validation wants all six; the writer fills them when the source lacks them.
-REQUIRED_ENTRY_FIELDS = ("name", "entry", "keywords", "priority", "weight", "enabled")
+# validation wants all six (``required`` rows); the writer fills them when the source lacks them.
+REQUIRED_ENTRY_FIELDS = tuple(_MAPPING.required_fields("entry"))
 
 _NATIVE_ENTRY = {n for n, _ in ENTRY_FIELDS}
 _CANONICAL_BY_NATIVE_BOOK = dict(BOOK_FIELDS)
 _CANONICAL_BY_NATIVE_ENTRY = dict(ENTRY_FIELDS)
-
-
-class _Absent:
-    pass
-
-
-ABSENT: Any = _Absent()
 
 
 # --- native -> canonical -------------------------------------------------------
@@ -79,49 +72,15 @@ def lorebook_from_memory_book(obj: dict[str, Any], *, file: str | None = None, l
     entries = obj.get("entries")
     if not isinstance(entries, list):
         raise InvalidCardError("memory book 'entries' is not a list", file=file, location=_at(where, "entries"))
-    raw: dict[str, Any] = {}
-    native_only: dict[str, Any] = {}
-    absent: list[str] = []
-    for key, value in obj.items():
-        if key == "entries" or (key == "kind" and value == KIND):
-            continue
-        canonical = _CANONICAL_BY_NATIVE_BOOK.get(key)
-        if canonical is not None:
-            raw[canonical] = copy.deepcopy(value)
-        else:
-            native_only[key] = copy.deepcopy(value)
-    if "kind" not in obj:
-        absent.append("kind")
+    raw, native_only = _book_from_native(obj)
     stash = _pop_stash(raw)
-    ns: dict[str, Any] = {}
-    if native_only:
-        ns["book"] = native_only
-    if absent:
-        ns["absent"] = absent
-    extensions = raw.get("extensions")
-    if isinstance(extensions, dict) and NAMESPACE in extensions:
-        ns["extensions_agnai"] = extensions.pop(NAMESPACE)
-    if ns:
-        if not isinstance(raw.get("extensions"), dict):
-            if "extensions" in raw:
-                ns["replaced_extensions"] = raw["extensions"]
-            else:
-                ns.setdefault("absent", []).append("extensions")
-            raw["extensions"] = {}
-        raw["extensions"][NAMESPACE] = ns
-
+    _keep_agnai_namespace(raw, native_only, [] if "kind" in obj else ["kind"])
     raw_entries = []
     for i, entry in enumerate(entries):
         if not isinstance(entry, dict):
             raise InvalidCardError("memory entry is not an object", file=file, location=_at(where, f"entries[{i}]"))
         raw_entries.append(_entry_from_native(entry))
-    leftover = _restore_entries(raw_entries, entries, stash.get("entries"))
-    _restore_book(raw, stash.get("book"))
-    if leftover:
-        # Stashed data for entries that no longer exist is kept, not dropped.
-        ext = raw.setdefault("extensions", {})
-        if isinstance(ext, dict):
-            ext[STASH] = {"v": STASH_VERSION, "entries": leftover}
+    _apply_stash(raw, raw_entries, entries, stash)
     raw["entries"] = raw_entries
     try:
         return Lorebook.model_validate(raw)
@@ -131,6 +90,42 @@ def lorebook_from_memory_book(obj: dict[str, Any], *, file: str | None = None, l
 
 def _at(base: str, path: str) -> str:
     return f"{base}.{path}" if base else path
+
+
+def _book_from_native(obj: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The renamed book fields, and the native keys the table does not map (``_id``, ``userId``, ...)."""
+    raw: dict[str, Any] = {}
+    native_only: dict[str, Any] = {}
+    for key, value in obj.items():
+        if key == "entries" or (key == "kind" and value == KIND):
+            continue
+        canonical = _CANONICAL_BY_NATIVE_BOOK.get(key)
+        if canonical is not None:
+            raw[canonical] = copy.deepcopy(value)
+        else:
+            native_only[key] = copy.deepcopy(value)
+    return raw, native_only
+
+
+def _keep_agnai_namespace(raw: dict[str, Any], native_only: dict[str, Any], absent: list[str]) -> None:
+    """Put what only Agnai has under ``extensions.agnai`` (creating ``extensions`` if need be, remembered)."""
+    ns: dict[str, Any] = {}
+    if native_only:
+        ns["book"] = native_only
+    if absent:
+        ns["absent"] = absent
+    extensions = raw.get("extensions")
+    if isinstance(extensions, dict) and NAMESPACE in extensions:
+        ns["extensions_agnai"] = extensions.pop(NAMESPACE)
+    if not ns:
+        return
+    if not isinstance(raw.get("extensions"), dict):
+        if "extensions" in raw:
+            ns["replaced_extensions"] = raw["extensions"]
+        else:
+            ns.setdefault("absent", []).append("extensions")
+        raw["extensions"] = {}
+    raw["extensions"][NAMESPACE] = ns
 
 
 def _entry_from_native(entry: dict[str, Any]) -> dict[str, Any]:
@@ -149,26 +144,33 @@ def _entry_from_native(entry: dict[str, Any]) -> dict[str, Any]:
 
 def _pop_stash(raw: dict[str, Any]) -> dict[str, Any]:
     extensions = raw.get("extensions")
-    if not isinstance(extensions, dict) or not isinstance(extensions.get(STASH), dict):
-        return {}
-    stash = extensions.pop(STASH)
-    book = stash.get("book") if isinstance(stash.get("book"), dict) else {}
-    if not extensions and "extensions" in book.get("absent", []):
+    stash = take(extensions, STASH)
+    if not stash or extensions:
+        return stash
+    book = Stash.from_json(stash.get("book"))
+    if "extensions" in book.absent:
         raw.pop("extensions")
-    elif not extensions and "extensions" in book.get("keep", {}):
-        raw["extensions"] = copy.deepcopy(book["keep"]["extensions"])
+    elif "extensions" in book.keep:
+        raw["extensions"] = copy.deepcopy(book.keep["extensions"])
     return stash
+
+
+def _apply_stash(
+    raw: dict[str, Any], entries: list[dict[str, Any]], natives: list[dict[str, Any]], stash: dict[str, Any]
+) -> None:
+    """Restore the entries and the book from ``stash``; stashed data for entries that no longer exist is kept."""
+    leftover = _restore_entries(entries, natives, stash.get("entries"))
+    _restore_book(raw, stash.get("book"))
+    if leftover:
+        ext = raw.setdefault("extensions", {})
+        if isinstance(ext, dict):
+            ext[STASH] = {"v": STASH_VERSION, "entries": leftover}
 
 
 def _restore_book(raw: dict[str, Any], saved: Any) -> None:
     if not isinstance(saved, dict):
         return
-    for name in saved.get("absent", []):
-        if name != "extensions":
-            raw.pop(name, None)
-    for name, value in (saved.get("keep") or {}).items():
-        if name != "extensions":
-            raw[name] = copy.deepcopy(value)
+    Stash.from_json(saved).restore(raw, skip=["extensions"])
     residue = saved.get("agnai")
     if isinstance(residue, dict):
         ext = raw.setdefault("extensions", {})
@@ -194,15 +196,13 @@ def _restore_entries(entries: list[dict[str, Any]], natives: list[dict[str, Any]
 
 
 def _restore_entry(entry: dict[str, Any], saved: dict[str, Any]) -> None:
-    for name in saved.get("absent", []):
-        entry.pop(name, None)
-    keep = saved.get("keep") or {}
-    for name, value in keep.items():
-        if name != "extensions":
-            entry[name] = copy.deepcopy(value)
-    if "extensions" in keep:
+    stash = Stash.from_json(saved)
+    stash.restore(entry, skip=["extensions"])
+    if "extensions" in stash.absent:  # never also kept: only a V2 card's entry without one is absent
+        entry.pop("extensions", None)
+    if "extensions" in stash.keep:
         passthrough = entry.get("extensions", {}).get(NAMESPACE, {}).get("entry") if "extensions" in entry else None
-        extensions = copy.deepcopy(keep["extensions"])
+        extensions = copy.deepcopy(stash.keep["extensions"])
         if passthrough is not None and isinstance(extensions, dict):
             ns = extensions.setdefault(NAMESPACE, {})
             if isinstance(ns, dict):
@@ -222,12 +222,7 @@ def restore_agnai_stash(book: Lorebook) -> Lorebook:
     if not stash:
         return book
     entries = raw.get("entries", [])
-    leftover = _restore_entries(entries, entries, stash.get("entries"))
-    _restore_book(raw, stash.get("book"))
-    if leftover:
-        ext = raw.setdefault("extensions", {})
-        if isinstance(ext, dict):
-            ext[STASH] = {"v": STASH_VERSION, "entries": leftover}
+    _apply_stash(raw, entries, entries, stash)
     return Lorebook.model_validate(raw)
 
 
@@ -267,37 +262,12 @@ def memory_book_from_lorebook(
     if isinstance(ext, dict) and isinstance(ext.get(NAMESPACE), dict) and not for_v2_card:
         ext = dict(ext)
         ns = dict(ext.pop(NAMESPACE))
-    book_saved: dict[str, Any] = {"keep": {}, "absent": []}
-
-    out: dict[str, Any] = {}
     native_only = ns.pop("book", {})
     absent = set(ns.pop("absent", []))
-    if "kind" not in absent:
-        out["kind"] = KIND
-    for native, canonical in BOOK_FIELDS:
-        if native == "extensions":
-            continue
-        if canonical in raw:
-            out[native] = raw.pop(canonical)
-        elif native == "name" and fill_required:
-            out["name"] = default_name or BOOK_DEFAULTS["name"]
-            book_saved["absent"].append("name")
-    out["entries"] = []
-
-    native_ext: Any = ABSENT
-    if isinstance(ext, dict):
-        native_ext = dict(ext)
-        if "extensions_agnai" in ns:
-            native_ext[NAMESPACE] = ns.pop("extensions_agnai")
-        if "replaced_extensions" in ns:
-            native_ext = native_ext or ns.pop("replaced_extensions")
-        elif "extensions" in absent and not native_ext:
-            native_ext = ABSENT
-    elif ext is not ABSENT:
-        native_ext = ext
-    if ns:  # agnai-namespace keys we do not write natively
-        book_saved["agnai"] = ns
-    book_saved["keep"].update(raw)  # unknown canonical book keys
+    book_saved = Stash()
+    out = _book_to_native(raw, absent, book_saved, default_name, fill_required)
+    native_ext = _native_book_extensions(ext, ns, absent)
+    book_saved.keep.update(raw)  # unknown canonical book keys
 
     keys = stash_keys([e.get("id", ABSENT) for e in entries])
     saved_entries: dict[str, Any] = {}
@@ -307,19 +277,14 @@ def memory_book_from_lorebook(
         if saved:
             saved_entries[key] = saved
 
-    if saved_entries or book_saved["keep"] or book_saved["absent"] or book_saved.get("agnai"):
-        if not isinstance(native_ext, dict):
-            if native_ext is ABSENT:
-                book_saved["absent"].append("extensions")
-            else:
-                book_saved["keep"]["extensions"] = native_ext
-            native_ext = {}
+    if saved_entries or book_saved or ns:  # ns: agnai-namespace keys we do not write natively
+        native_ext = book_saved.box(native_ext, "extensions")
         stash: dict[str, Any] = {"v": STASH_VERSION}
         if saved_entries:
             stash["entries"] = saved_entries
-        book_saved = {k: v for k, v in book_saved.items() if v}
-        if book_saved:
-            stash["book"] = book_saved
+        book_json = {**book_saved.to_json(), **({"agnai": ns} if ns else {})}
+        if book_json:
+            stash["book"] = book_json
         native_ext[STASH] = stash
     if native_ext is not ABSENT:
         out["extensions"] = native_ext
@@ -328,7 +293,40 @@ def memory_book_from_lorebook(
     return _ordered_book(out)
 
 
-_BOOK_ORDER = ("kind", "name", "description", "entries", "scanDepth", "tokenBudget", "recursiveScanning", "extensions")
+def _book_to_native(
+    raw: dict[str, Any], absent: set[str], saved: Stash, default_name: str | None, fill_required: bool
+) -> dict[str, Any]:
+    """The native book fields (renamed from ``raw``, which loses them); a name filled in is recorded."""
+    out: dict[str, Any] = {}
+    if "kind" not in absent:
+        out["kind"] = KIND
+    for native, canonical in BOOK_FIELDS:
+        if native == "extensions":
+            continue
+        if canonical in raw:
+            out[native] = raw.pop(canonical)
+        elif native == "name" and fill_required:
+            out["name"] = default_name or BOOK_DEFAULTS["name"]
+            saved.absent.append("name")
+    out["entries"] = []
+    return out
+
+
+def _native_book_extensions(ext: Any, ns: dict[str, Any], absent: set[str]) -> Any:
+    """The native book ``extensions`` as Agnai had it (its own ``agnai`` key and odd values put back)."""
+    if not isinstance(ext, dict):
+        return ext
+    native_ext: Any = dict(ext)
+    if "extensions_agnai" in ns:
+        native_ext[NAMESPACE] = ns.pop("extensions_agnai")
+    if "replaced_extensions" in ns:
+        native_ext = native_ext or ns.pop("replaced_extensions")
+    elif "extensions" in absent and not native_ext:
+        native_ext = ABSENT
+    return native_ext
+
+
+_BOOK_ORDER = tuple(_MAPPING.native_order("book"))  # the key order of Agnai's own book export
 
 
 def _ordered_book(out: dict[str, Any]) -> dict[str, Any]:
@@ -342,48 +340,46 @@ def _entry_to_native(
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     entry = dict(entry)
     ext = entry.pop("extensions", ABSENT)
-    passthrough: dict[str, Any] = {}
-    only_agnai = False
-    if (
-        not for_v2_card  # a V2 card has no place for native keys: the namespace is stashed whole
-        and isinstance(ext, dict)
-        and isinstance(ext.get(NAMESPACE), dict)
-        and isinstance(ext[NAMESPACE].get("entry"), dict)
-    ):
-        ext = copy.deepcopy(ext)
-        passthrough = ext[NAMESPACE].pop("entry")
-        if not ext[NAMESPACE]:
-            ext.pop(NAMESPACE)
-        only_agnai = not ext
+    passthrough, ext, only_agnai = _split_passthrough(ext, for_v2_card)
     native: dict[str, Any] = {}
-    keep: dict[str, Any] = {}
-    absent: list[str] = []
+    saved = Stash()
     for name, canonical in ENTRY_FIELDS:
         if canonical in entry:
             value = entry.pop(canonical)
             fixed = _usable(name, value) if fill_required else value
             if fixed is not value:
-                keep[canonical] = value
+                saved.keep[canonical] = value
             native[name] = fixed
         elif fill_required and name in REQUIRED_ENTRY_FIELDS:
             native[name] = _default(name, entry)
-            absent.append(canonical)
-    keep.update(entry)  # case_sensitive, use_regex, unknown keys
+            saved.absent.append(canonical)
+    saved.keep.update(entry)  # case_sensitive, use_regex, unknown keys
     if for_v2_card and ext is ABSENT:
-        absent.append("extensions")
+        saved.absent.append("extensions")
     elif ext is not ABSENT and not only_agnai and not (for_v2_card and ext == {}):
-        keep["extensions"] = ext
+        saved.keep["extensions"] = ext
     for key, value in passthrough.items():
         if key in native:
-            keep.setdefault("extensions", {}).setdefault(NAMESPACE, {}).setdefault("entry", {})[key] = value
+            saved.keep.setdefault("extensions", {}).setdefault(NAMESPACE, {}).setdefault("entry", {})[key] = value
         else:
             native[key] = value
-    saved: dict[str, Any] = {}
-    if keep:
-        saved["keep"] = keep
-    if absent:
-        saved["absent"] = absent
-    return native, saved
+    return native, saved.to_json()
+
+
+def _split_passthrough(ext: Any, for_v2_card: bool) -> tuple[dict[str, Any], Any, bool]:
+    """Native entry keys kept in ``extensions.agnai.entry``, the rest of ``ext``, and whether that was all."""
+    if (
+        for_v2_card  # a V2 card has no place for native keys: the namespace is stashed whole
+        or not isinstance(ext, dict)
+        or not isinstance(ext.get(NAMESPACE), dict)
+        or not isinstance(ext[NAMESPACE].get("entry"), dict)
+    ):
+        return {}, ext, False
+    ext = copy.deepcopy(ext)
+    passthrough = ext[NAMESPACE].pop("entry")
+    if not ext[NAMESPACE]:
+        ext.pop(NAMESPACE)
+    return passthrough, ext, not ext
 
 
 def _default(native: str, entry: dict[str, Any]) -> Any:
@@ -399,92 +395,6 @@ def _usable(native: str, value: Any) -> Any:
     if native == "entry" and not isinstance(value, str):
         return "" if value is None else str(value)
     return value
-
-
-# --- keys Agnai would not match as written --------------------------------------
-
-_STRIPPED = set("\\^$+.()|[]{}_")
-_ASCII_WORD = re.compile(r"[A-Za-z0-9_]")
-
-REASON_REGEX = (
-    "regex key: Agnai does not evaluate regular expressions; it matches the text left after deleting metacharacters"
-)
-REASON_STRIPPED = "Agnai deletes {chars} from keywords"
-REASON_WILDCARD = "Agnai treats '*' and '?' in keywords as wildcards"
-REASON_BOUNDARY = (
-    "Agnai wraps keywords in ASCII word boundaries; a key that starts or ends with non-Latin text rarely matches"
-)
-REASON_CASE = "case-sensitive entry: Agnai matches keywords case-insensitively"
-REASON_EMPTY = "keyword is empty after Agnai deletes its metacharacters; it can never match as intended"
-REASON_NO_TEXT = "entry text is empty: Agnai's book import drops the entry"
-REASON_NO_KEYS = "entry has no keywords: Agnai never activates it (constant entries are not force-inserted)"
-_LOST = (REASON_REGEX, REASON_EMPTY, REASON_NO_TEXT, REASON_NO_KEYS)
-
-
-class KeyHazard(NamedTuple):
-    """A key Agnai would not match as written: where, which, why."""
-
-    path: str
-    key: str
-    reason: str
-
-    @property
-    def fate(self) -> str:
-        """``lost`` when the key cannot work at all in Agnai, ``approximated`` when it matches differently."""
-        return "lost" if self.reason in _LOST else "approximated"
-
-
-
-
-def agnai_keyword(key: str) -> str:
-    """The keyword as Agnai's matcher sees it: trimmed, with its deleted characters removed."""
-    return "".join(ch for ch in key.strip() if ch not in _STRIPPED)
-
-
-def agnai_key_hazards(book: Lorebook) -> list[KeyHazard]:
-    """Every entry key Agnai would match differently from the source platform, never changed silently.
-
-    Paths are ``entries[i].keys[j]`` (``secondary_keys`` are not listed: Agnai
-    ignores them altogether, which the mapping table reports).
-    """
-    hazards: list[KeyHazard] = []
-    for i, entry in enumerate(book.entries):
-        regex_entry = entry.use_regex is True
-        for j, key in enumerate(as_str_list(entry.keys) if entry.keys is not None else []):
-            path = f"entries[{i}].keys[{j}]"
-            hazards.extend(KeyHazard(path, key, reason) for reason in _key_reasons(key, regex_entry))
-            if entry.case_sensitive is True and key.lower() != key.upper():
-                hazards.append(KeyHazard(path, key, REASON_CASE))
-    return hazards
-
-
-def agnai_entry_hazards(book: Lorebook) -> list[KeyHazard]:
-    """Entries Agnai drops on import (``entries[i].content``) or can never activate (``entries[i].keys``)."""
-    hazards: list[KeyHazard] = []
-    for i, entry in enumerate(book.entries):
-        if not (isinstance(entry.content, str) and entry.content):
-            hazards.append(KeyHazard(f"entries[{i}].content", "", REASON_NO_TEXT))
-        if not any(k.strip() for k in as_str_list(entry.keys)):
-            hazards.append(KeyHazard(f"entries[{i}].keys", "", REASON_NO_KEYS))
-    return hazards
-
-
-def _key_reasons(key: str, regex_entry: bool) -> list[str]:
-    if regex_entry or is_regex_key(key):
-        return [REASON_REGEX]
-    reasons = []
-    kept = agnai_keyword(key)
-    if not kept.strip(" *?"):
-        return [REASON_EMPTY]
-    deleted = sorted({ch for ch in key.strip() if ch in _STRIPPED})
-    if deleted:
-        reasons.append(REASON_STRIPPED.format(chars=" ".join(repr(c) for c in deleted)) + f" (matches {kept!r})")
-    if "*" in key or "?" in key:
-        reasons.append(REASON_WILDCARD)
-    core = kept.strip(" *?")  # wildcards match word characters, so they never break a boundary
-    if not _ASCII_WORD.match(core[0]) or not _ASCII_WORD.match(core[-1]):
-        reasons.append(REASON_BOUNDARY)
-    return reasons
 
 
 # --- the agnai-book format ---------------------------------------------------------
@@ -541,7 +451,7 @@ def _describe(doc: Document) -> dict[str, Any]:
     return describe_book(doc.book)
 
 
-register(
+FORMATS = (
     Format(
         name="agnai-book",
         kind="lorebook",
@@ -553,5 +463,6 @@ register(
         write=_write,
         describe=_describe,
         aliases=("agnai-memory",),
-    )
+    ),
 )
+"""This module's formats, registered by the package ``__init__`` (in this order)."""

@@ -1,9 +1,8 @@
-"""Backyard AI .byaf archives (read)."""
+"""Backyard AI .byaf archives (read). This module is the package's one public face."""
 
 from __future__ import annotations
 
 from ..registry import Platform, register_platform
+from . import adapter
 
-PLATFORM = register_platform(Platform(name="backyard", title="Backyard AI", rank=70))
-
-from . import adapter  # noqa: E402, F401  (registers its formats)
+PLATFORM = register_platform(Platform(name="backyard", title="Backyard AI", rank=70), *adapter.FORMATS)

@@ -29,7 +29,7 @@ from ...document import Document
 from ...errors import CorruptInputError, FormatError, InvalidCardError
 from ...jsonio import load_json
 from ...model.versions import imported_card
-from ..registry import Format, Probe, ReadContext, register
+from ..registry import Format, Probe, ReadContext
 
 FORMAT = "byaf"
 NAMESPACE = "backyard"
@@ -285,7 +285,7 @@ def _describe(doc: Document) -> dict[str, Any]:
     }
 
 
-register(
+FORMATS = (
     Format(
         name=FORMAT,
         kind="card",
@@ -296,5 +296,6 @@ register(
         read=_read,
         describe=_describe,
         aliases=("backyard",),
-    )
+    ),
 )
+"""This module's formats, registered by the package ``__init__`` (in this order)."""

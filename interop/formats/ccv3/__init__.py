@@ -1,15 +1,16 @@
 """Character Card V1/V2/V3 JSON, lorebook_v3 / character_book JSON, PNG/APNG cards and CHARX:
-the spec formats every app exchanges."""
+the spec formats every app exchanges. This module is the package's one public face: it registers
+the platform and its formats (in listing order); the modules inside are private."""
 
 from __future__ import annotations
 
 from ..registry import Platform, register_platform
+from . import card_json, charx_card, lorebook_json, png_card
 
-PLATFORM = register_platform(Platform(name="ccv3", title="Character Card V3 (and V1/V2) files", rank=0))
-
-# Registration order is listing order: import one module per line, in this order.
-# isort: skip_file
-from . import card_json  # noqa: E402, F401
-from . import lorebook_json  # noqa: E402, F401
-from . import png_card  # noqa: E402, F401
-from . import charx_card  # noqa: E402, F401
+PLATFORM = register_platform(
+    Platform(name="ccv3", title="Character Card V3 (and V1/V2) files", rank=0),
+    *card_json.FORMATS,
+    *lorebook_json.FORMATS,
+    *png_card.FORMATS,
+    *charx_card.FORMATS,
+)

@@ -11,7 +11,7 @@ from ...model import Card
 from ...model.versions import as_displayed, to_v1, to_v2, to_v3
 from ..card_books import card_for
 from ..card_io import card_version, read_card_document
-from ..registry import Format, Probe, ReadContext, WriteContext, register
+from ..registry import Format, Probe, ReadContext, WriteContext
 
 
 def _reader(fmt: str):
@@ -56,22 +56,23 @@ def _describe(doc: Document) -> dict[str, Any]:
     }
 
 
-for _version, _name, _title, _aliases in (
-    ("v3", "ccv3", "Character Card V3 JSON", ("chara_card_v3", "v3")),
-    ("v2", "ccv2", "Character Card V2 JSON", ("chara_card_v2", "v2")),
-    ("v1", "ccv1", "TavernAI V1 card JSON", ("v1",)),
-):
-    register(
-        Format(
-            name=_name,
-            kind="card",
-            title=_title,
-            suffix=".json",
-            platform="ccv3",
-            detect=_detector(_version),
-            read=_reader(_name),
-            write=_writer(_version),
-            describe=_describe,
-            aliases=_aliases,
-        )
+FORMATS = tuple(
+    Format(
+        name=name,
+        kind="card",
+        title=title,
+        suffix=".json",
+        platform="ccv3",
+        detect=_detector(version),
+        read=_reader(name),
+        write=_writer(version),
+        describe=_describe,
+        aliases=aliases,
     )
+    for version, name, title, aliases in (
+        ("v3", "ccv3", "Character Card V3 JSON", ("chara_card_v3", "v3")),
+        ("v2", "ccv2", "Character Card V2 JSON", ("chara_card_v2", "v2")),
+        ("v1", "ccv1", "TavernAI V1 card JSON", ("v1",)),
+    )
+)
+"""This module's formats, registered by the package ``__init__`` (in this order)."""

@@ -18,7 +18,6 @@ Anything that cannot be carried is listed in ``doc.warnings``.
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from collections import Counter
@@ -36,12 +35,13 @@ from ...containers.png import is_stale_keyword, splice_text_chunks
 from ...document import Document
 from ...errors import InteropError
 from ...jsonio import dump_json, load_json
+from ...jsonvalue import json_equal
 from ...model import V3_SPEC
 from ...model.versions import check_spec_version, to_v3
 from ..asset_origin import ORIGINS_MEMBER, load_origins, move, origin, origins_bytes
 from ..card_books import card_for
 from ..card_io import card_from_json
-from ..registry import Format, Probe, ReadContext, WriteContext, register
+from ..registry import Format, Probe, ReadContext, WriteContext
 
 FORMAT = "charx"
 EMBED = "embeded://"
@@ -382,17 +382,13 @@ def _safe_stem(value: Any, fallback: str) -> str:
 
 
 def _same_json(original: Any, new: dict[str, Any]) -> bool:
+    """``original`` (bytes) holds the same JSON as ``new``: key order ignored, types not."""
     if not isinstance(original, bytes):
         return False
     try:
-        return _canonical(load_json(original)) == _canonical(new)
+        return json_equal(load_json(original), new)
     except (InteropError, ValueError, TypeError):  # any doubt means: write the new bytes
         return False
-
-
-def _canonical(value: Any) -> str:
-    """Key order ignored, types not (``1``, ``1.0`` and ``true`` differ)."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, allow_nan=True)
 
 
 def _describe(doc: Document) -> dict[str, Any]:
@@ -411,7 +407,7 @@ def _describe(doc: Document) -> dict[str, Any]:
     }
 
 
-register(
+FORMATS = (
     Format(
         name=FORMAT,
         kind="card",
@@ -422,5 +418,6 @@ register(
         read=_read,
         write=_write,
         describe=_describe,
-    )
+    ),
 )
+"""This module's formats, registered by the package ``__init__`` (in this order)."""

@@ -12,7 +12,7 @@ from ...jsonio import dump_json
 from ...model import LOREBOOK_SPECS, Lorebook
 from ..card_books import book_for
 from ..card_io import first_error
-from ..registry import Format, Probe, ReadContext, WriteContext, register
+from ..registry import Format, Probe, ReadContext, WriteContext
 
 
 def lorebook_from_json(value: Any, *, file: str | None = None, location: str | None = None) -> Lorebook:
@@ -92,7 +92,7 @@ def _describe(doc: Document) -> dict[str, Any]:
     }
 
 
-register(
+FORMATS = (
     Format(
         name="lorebook_v3",
         kind="lorebook",
@@ -104,9 +104,7 @@ register(
         write=_write_v3,
         describe=_describe,
         aliases=("lorebook-v3",),
-    )
-)
-register(
+    ),
     Format(
         name="character_book",
         kind="lorebook",
@@ -118,5 +116,6 @@ register(
         write=_write_book,
         describe=_describe,
         aliases=("ccv2-book",),
-    )
+    ),
 )
+"""This module's formats, registered by the package ``__init__`` (in this order)."""

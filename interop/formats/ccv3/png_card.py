@@ -47,7 +47,7 @@ from ..asset_origin import load_origins, move, origin
 from ..card_books import card_for
 from ..card_image import base_image, main_icon
 from ..card_io import read_card_document
-from ..registry import Format, Probe, ReadContext, WriteContext, register
+from ..registry import Format, Probe, ReadContext, WriteContext
 
 BACKFILL_NOTICE = (
     "This character card is Character Card V3, but it is loaded as a Character Card V2. "
@@ -303,7 +303,7 @@ def _moved_back(
     if not moved:
         return card, out, moved
     back = Card.model_validate(raw)
-    back._filled = set(card._filled)
+    back.filled = set(card.filled)
     return back, out, moved
 
 
@@ -332,7 +332,7 @@ def _runs(types: list[str]) -> list[str]:
     return runs
 
 
-register(
+FORMATS = (
     Format(
         name="png",
         kind="card",
@@ -344,5 +344,6 @@ register(
         write=_write,
         describe=_describe,
         aliases=("apng", "png-card"),
-    )
+    ),
 )
+"""This module's formats, registered by the package ``__init__`` (in this order)."""

@@ -35,7 +35,7 @@ from ...limits import Limits
 from ...model import as_str_list
 from ...model.versions import to_v3
 from ..card_image import base_image
-from ..registry import Format, Probe, ReadContext, WriteContext, register
+from ..registry import Format, Probe, ReadContext, WriteContext
 from .lorebook import check_version, describe_book, lorebook_from_novelai, novelai_from_lorebook
 from .story_card import stashed_wrapper
 
@@ -296,7 +296,7 @@ def _describe_png(doc: Document) -> dict[str, Any]:
     return {**facts, **describe_book(doc.book)}
 
 
-register(
+FORMATS = (
     Format(
         name="novelai-scenario",
         kind="lorebook",
@@ -307,9 +307,7 @@ register(
         read=_read_scenario,
         write=_write_scenario,
         describe=_describe_scenario,
-    )
-)
-register(
+    ),
     Format(
         name="novelai-story",
         kind="lorebook",
@@ -320,9 +318,7 @@ register(
         read=_read_story,
         write=_write_story,
         describe=_describe_story,
-    )
-)
-register(
+    ),
     Format(
         name="novelai-png",
         kind="lorebook",
@@ -333,5 +329,6 @@ register(
         read=_read_png,
         write=_write_png,
         describe=_describe_png,
-    )
+    ),
 )
+"""This module's formats, registered by the package ``__init__`` (in this order)."""

@@ -29,7 +29,7 @@ from ...jsonio import dump_json
 from ...mappings import load as load_mapping
 from ...model import Lorebook, LorebookEntry, as_bool, as_str_list
 from ...model.keys import is_regex_key
-from ..registry import Format, Probe, ReadContext, WriteContext, register
+from ..registry import Format, Probe, ReadContext, WriteContext
 
 NAMESPACE = "novelai"
 KEY_SYNTAX = "slash_regex"
@@ -48,16 +48,13 @@ LORE_PRIORITY_DEFAULT: int = ENTRY_DEFAULTS["contextConfig.budgetPriority"]
 BUDGET_PRIORITY = "budgetPriority"
 
 _CANONICAL_BY_NATIVE = dict(ENTRY_FIELDS)
-# The order NovelAI itself writes entry and contextConfig keys in.
-ENTRY_ORDER = (
-    "text", "contextConfig", "lastUpdatedAt", "displayName", "id", "keys", "searchRange", "enabled",
-    "forceActivation", "keyRelative", "nonStoryActivatable", "category", "loreBiasGroups",
-)  # fmt: skip
+# The order NovelAI itself writes entry, contextConfig and book keys in (the table's ``order``).
+ENTRY_ORDER = tuple(_MAPPING.native_order("entry"))
 CONTEXT_ORDER = (
     "prefix", "suffix", "tokenBudget", "reservedTokens", "budgetPriority", "trimDirection", "insertionType",
     "maximumTrimType", "insertionPosition",
 )  # fmt: skip
-BOOK_ORDER = ("lorebookVersion", "entries", "settings", "categories")
+BOOK_ORDER = tuple(_MAPPING.native_order("book"))
 
 
 # --- native -> canonical -------------------------------------------------------
@@ -291,7 +288,7 @@ def _describe(doc: Document) -> dict[str, Any]:
     return describe_book(doc.book)
 
 
-register(
+FORMATS = (
     Format(
         name="novelai-lorebook",
         kind="lorebook",
@@ -303,5 +300,6 @@ register(
         write=_write,
         describe=_describe,
         aliases=("novelai",),
-    )
+    ),
 )
+"""This module's formats, registered by the package ``__init__`` (in this order)."""

@@ -1,9 +1,8 @@
-"""Pygmalion / Oobabooga JSON character files (read)."""
+"""Pygmalion / Oobabooga JSON character files (read). This module is the package's one public face."""
 
 from __future__ import annotations
 
 from ..registry import Platform, register_platform
+from . import adapter
 
-PLATFORM = register_platform(Platform(name="pygmalion", title="Pygmalion JSON", rank=50))
-
-from . import adapter  # noqa: E402, F401  (registers its formats)
+PLATFORM = register_platform(Platform(name="pygmalion", title="Pygmalion JSON", rank=50), *adapter.FORMATS)

@@ -17,7 +17,7 @@ from ...document import Document
 from ...errors import InvalidCardError
 from ...mappings import load
 from ...model.versions import imported_card
-from ..registry import Format, Probe, ReadContext, register
+from ..registry import Format, Probe, ReadContext
 
 FORMAT = "pygmalion-json"
 NAMESPACE = "pygmalion"
@@ -86,7 +86,7 @@ def _describe(doc: Document) -> dict[str, Any]:
     return {"unmapped_keys": sorted(kept)}
 
 
-register(
+FORMATS = (
     Format(
         name=FORMAT,
         kind="card",
@@ -97,5 +97,6 @@ register(
         read=_read,
         describe=_describe,
         aliases=("gradio-json",),
-    )
+    ),
 )
+"""This module's formats, registered by the package ``__init__`` (in this order)."""

@@ -1,9 +1,8 @@
-"""text-generation-webui YAML characters."""
+"""text-generation-webui YAML characters. This module is the package's one public face."""
 
 from __future__ import annotations
 
 from ..registry import Platform, register_platform
+from . import adapter
 
-PLATFORM = register_platform(Platform(name="textgen", title="text-generation-webui", rank=60))
-
-from . import adapter  # noqa: E402, F401  (registers its formats)
+PLATFORM = register_platform(Platform(name="textgen", title="text-generation-webui", rank=60), *adapter.FORMATS)

@@ -34,7 +34,7 @@ from ...mappings import load
 from ...model import CardData
 from ...model.versions import imported_card, to_v3
 from ...yamlio import dump_yaml, load_yaml
-from ..registry import Format, Probe, ReadContext, WriteContext, register
+from ..registry import Format, Probe, ReadContext, WriteContext
 
 FORMAT = "textgen-yaml"
 NAMESPACE = "textgen"
@@ -156,7 +156,7 @@ def _describe(doc: Document) -> dict[str, Any]:
     return {"keys": [k for k in keys if isinstance(k, str)]}
 
 
-register(
+FORMATS = (
     Format(
         name=FORMAT,
         kind="card",
@@ -168,5 +168,6 @@ register(
         write=_write,
         describe=_describe,
         aliases=("tgw-yaml", "oobabooga"),
-    )
+    ),
 )
+"""This module's formats, registered by the package ``__init__`` (in this order)."""
