@@ -36,11 +36,13 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..jsonvalue import drop_empty, get_path, has_path, pop_path, set_path
 from ..model.decorators import JS_WHITESPACE, Decorator, ParsedContent, parse_decorators
+from .losses import Composed, Losses, Step, compose
 
 ST_ENTRY = "extensions.sillytavern.entry"
 # Field names of the SillyTavern adapter's canonical layout (spec Appendix A).
@@ -83,9 +85,6 @@ LOGIC_CODES = {"and_any": 0, "not_all": 1, "not_any": 2, "and_all": 3}
 LOGIC_BY_DECORATOR = {"exclude_keys_all": 1, "exclude_keys": 2, "additional_keys": 3}
 
 
-# --- dotted paths in plain dicts ----------------------------------------------
-
-
 # --- canonical -> Risu -------------------------------------------------------------
 
 
@@ -112,85 +111,170 @@ def _decorator_safe(key: Any) -> bool:
 
 @dataclass
 class Generated:
-    """Decorator lines made from fields, and the canonical values they replace (dotted path -> value)."""
+    """Decorator lines made from fields, and the canonical values they replace (dotted path -> value).
+
+    ``losses``: knobs SillyTavern acts on that no decorator expresses; they stay in the entry
+    (stashed in Risu's ``extentions``) and have no effect in Risu.
+    """
 
     text: str = ""
     fields: dict[str, Any] = field(default_factory=dict)
+    losses: Losses = field(default_factory=Losses)
+
+
+@dataclass
+class _ToRisu:
+    """The state the ``to_risu`` steps share: lines written so far, values they replace, losses."""
+
+    lines: list[str] = field(default_factory=list)
+    removed: dict[str, Any] = field(default_factory=dict)
+    losses: Losses = field(default_factory=Losses)
+
+    def take(self, entry: dict[str, Any], *paths: str) -> None:
+        for path in paths:
+            if has_path(entry, path):
+                self.removed[path] = copy.deepcopy(get_path(entry, path))
+                pop_path(entry, path)
+
+
+Attempt = Callable[[dict[str, Any], _ToRisu, Layout], bool]
+Left = Callable[[dict[str, Any], Layout], bool]
+
+
+def _first_layout(attempt: Attempt, left: Left, knob: str, detail: str) -> Step[_ToRisu]:
+    """A step that translates the knob from the first layout where it can, else records what is left as a loss.
+
+    ``left(entry, layout)``: the layout still holds a value SillyTavern would act on; ``knob`` names
+    the ``Layout`` field the loss is reported at.
+    """
+
+    def step(entry: dict[str, Any], state: _ToRisu) -> None:
+        for layout in LAYOUTS:
+            if attempt(entry, state, layout):
+                return
+        for layout in LAYOUTS:
+            if left(entry, layout):
+                state.losses.unsupported(getattr(layout, knob), detail)
+                return
+
+    return step
+
+
+def _dont_activate(entry: dict[str, Any], state: _ToRisu) -> None:
+    if entry.get("enabled") is False:
+        state.lines.append("@@dont_activate")
+        state.take(entry, "enabled")
+
+
+def _whole_words(entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
+    whole = get_path(entry, layout.whole)
+    if not isinstance(whole, bool):
+        return False
+    state.lines.append("@@match_full_word" if whole else "@@match_partial_word")
+    state.take(entry, layout.whole)
+    return True
+
+
+def _delay(entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
+    delay = get_path(entry, layout.delay)
+    if not (_is_int(delay) and delay > 0):
+        return False
+    state.lines.append(f"@@activate_only_after {delay}")
+    state.take(entry, layout.delay)
+    return True
+
+
+def _logic(entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
+    logic = _logic_code(get_path(entry, layout.logic))
+    secondary = entry.get("secondary_keys")
+    if not (_acting_logic(logic, secondary) and all(_decorator_safe(k) for k in secondary)):
+        return False
+    if logic == 1:
+        state.lines.append("@@exclude_keys_all " + ",".join(secondary))
+    else:
+        name = "exclude_keys" if logic == 2 else "additional_keys"
+        state.lines.extend(f"@@{name} {k}" for k in secondary)
+    state.take(entry, layout.logic)
+    state.removed["selective"] = entry.get("selective")
+    if "selective" not in entry:
+        state.removed["!absent"] = ["selective"]
+    entry["selective"] = False
+    return True
+
+
+def _acting_logic(logic: int | None, secondary: Any) -> bool:
+    """A secondary-key logic other than Risu's own (AND ANY) over a non-empty key list."""
+    return logic in (1, 2, 3) and isinstance(secondary, list) and bool(secondary)
+
+
+def _depth(entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
+    depth = get_path(entry, layout.depth)
+    role_value = get_path(entry, layout.role)
+    role = _role_name(role_value)
+    if not (
+        get_path(entry, layout.position) in AT_DEPTH_VALUES
+        and _is_int(depth)
+        and depth >= 0
+        and (role is not None or role_value is None)
+    ):
+        return False
+    state.lines.append(f"@@depth {depth}")
+    if role is not None:
+        state.lines.append(f"@@role {role}")
+    state.take(entry, layout.position, layout.depth, layout.role)
+    return True
+
+
+def _probability(entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
+    percent = get_path(entry, layout.percent)
+    if not (get_path(entry, layout.use_probability) is True and _is_int(percent) and 0 <= percent < 100):
+        return False
+    state.lines.append(f"@@probability {percent}")
+    state.take(entry, layout.percent, layout.use_probability)
+    return True
+
+
+def _partial_percent(entry: dict[str, Any], layout: Layout) -> bool:
+    percent = get_path(entry, layout.percent)
+    is_number = isinstance(percent, int | float) and not isinstance(percent, bool)
+    return get_path(entry, layout.use_probability) is True and is_number and percent < 100
+
+
+TO_RISU: Composed[_ToRisu] = compose((
+    _dont_activate,
+    _first_layout(
+        _whole_words, lambda e, lay: get_path(e, lay.whole) is not None, "whole",
+        "a per-entry whole-word setting other than true/false has no Risu decorator",
+    ),
+    _first_layout(
+        _delay, lambda e, lay: isinstance(get_path(e, lay.delay), int | float) and get_path(e, lay.delay) > 0,
+        "delay", "a delay that is not a whole number of messages has no @@activate_only_after",
+    ),
+    _first_layout(
+        _logic, lambda e, lay: _acting_logic(_logic_code(get_path(e, lay.logic)), e.get("secondary_keys")), "logic",
+        "secondary keys with commas, edge spaces or line breaks cannot be decorator arguments; Risu applies AND ANY",
+    ),
+    _first_layout(
+        _depth, lambda e, lay: get_path(e, lay.position) in AT_DEPTH_VALUES, "position",
+        "an at-depth position without a whole depth >= 0 and a known role has no @@depth/@@role",
+    ),
+    _first_layout(
+        _probability, _partial_percent, "percent",
+        "a trigger percent that is not a whole number has no @@probability; Risu always triggers",
+    ),
+))  # fmt: skip
+"""The knobs in the order their lines are written (the order Risu's own card importer uses)."""
 
 
 def to_risu(entry: dict[str, Any]) -> Generated:
     """Pop the knobs Risu expresses as decorators out of ``entry`` (a canonical entry dict, mutated).
 
     ``selective`` is set to false when a secondary-key logic became decorators,
-    as Risu's importer does; its canonical value is in ``fields``.
+    as Risu's importer does; its canonical value is in ``fields``. Knobs left in the
+    entry that SillyTavern would act on are recorded in ``losses``.
     """
-    lines: list[str] = []
-    removed: dict[str, Any] = {}
-
-    def take(*paths: str) -> None:
-        for path in paths:
-            if has_path(entry, path):
-                removed[path] = copy.deepcopy(get_path(entry, path))
-                pop_path(entry, path)
-
-    if entry.get("enabled") is False:
-        lines.append("@@dont_activate")
-        take("enabled")
-    for layout in LAYOUTS:
-        whole = get_path(entry, layout.whole)
-        if isinstance(whole, bool):
-            lines.append("@@match_full_word" if whole else "@@match_partial_word")
-            take(layout.whole)
-            break
-    for layout in LAYOUTS:
-        delay = get_path(entry, layout.delay)
-        if _is_int(delay) and delay > 0:
-            lines.append(f"@@activate_only_after {delay}")
-            take(layout.delay)
-            break
-    secondary = entry.get("secondary_keys")
-    for layout in LAYOUTS:
-        logic = _logic_code(get_path(entry, layout.logic))
-        if not (
-            logic in (1, 2, 3)
-            and isinstance(secondary, list)
-            and secondary
-            and all(_decorator_safe(k) for k in secondary)
-        ):
-            continue
-        if logic == 1:
-            lines.append("@@exclude_keys_all " + ",".join(secondary))
-        else:
-            name = "exclude_keys" if logic == 2 else "additional_keys"
-            lines.extend(f"@@{name} {k}" for k in secondary)
-        take(layout.logic)
-        removed["selective"] = entry.get("selective")
-        if "selective" not in entry:
-            removed["!absent"] = ["selective"]
-        entry["selective"] = False
-        break
-    for layout in LAYOUTS:
-        depth = get_path(entry, layout.depth)
-        role_value = get_path(entry, layout.role)
-        role = _role_name(role_value)
-        if (
-            get_path(entry, layout.position) in AT_DEPTH_VALUES
-            and _is_int(depth)
-            and depth >= 0
-            and (role is not None or role_value is None)
-        ):
-            lines.append(f"@@depth {depth}")
-            if role is not None:
-                lines.append(f"@@role {role}")
-            take(layout.position, layout.depth, layout.role)
-            break
-    for layout in LAYOUTS:
-        percent = get_path(entry, layout.percent)
-        if get_path(entry, layout.use_probability) is True and _is_int(percent) and 0 <= percent < 100:
-            lines.append(f"@@probability {percent}")
-            take(layout.percent, layout.use_probability)
-            break
-    return Generated("".join(line + "\n" for line in lines), removed)
+    state = TO_RISU(entry, _ToRisu())
+    return Generated("".join(line + "\n" for line in state.lines), state.removed, state.losses)
 
 
 def strip_generated(entry: dict[str, Any], text: str, fields: dict[str, Any]) -> bool:
@@ -349,51 +433,3 @@ def restore_text(entry: dict[str, Any], record: dict[str, Any]) -> bool:
 def decorator_counts(content: Any) -> Counter[str]:
     """How many lines of each decorator name ``content`` starts with (fallbacks included)."""
     return Counter(d.name for d in parse_decorators(content if isinstance(content, str) else None).all_lines())
-
-
-# --- a Risu-disabled entry in a card: the ``@@dont_activate`` line goes back into content ---
-
-CARD_LINE = "@@dont_activate\n"
-"""RisuAI's card import (``convertCharbook``, src/ts/characterCards.ts) drops ``enabled``, and its
-engine honours ``@@dont_activate``; SillyTavern knows the same decorator (``KNOWN_DECORATORS``,
-public/scripts/world-info.js) and skips a disabled entry before reading decorators, so the line
-changes nothing ST does with the entry."""
-CARD_TEXT = "card_text"
-"""Key of the ``extensions.risuai.decorators`` record naming the line a card writer prepended."""
-
-
-def risu_disabled(entry: dict[str, Any]) -> dict[str, Any] | None:
-    """The decorator record of an entry a Risu source disabled with ``@@dont_activate`` (still disabled)."""
-    ext = entry.get("extensions")
-    ns = ext.get("risuai") if isinstance(ext, dict) else None
-    record = ns.get("decorators") if isinstance(ns, dict) else None
-    if entry.get("enabled") is not False or not isinstance(record, dict):
-        return None
-    fields = record.get("fields")
-    return record if isinstance(fields, dict) and fields.get("enabled") is False else None
-
-
-def add_card_line(entry: dict[str, Any]) -> bool:
-    """Prepend ``@@dont_activate`` to a Risu-disabled entry dict's content (mutated) and record it.
-
-    False (nothing done) for any other entry, or when the content already has the decorator.
-    """
-    record = risu_disabled(entry)
-    content = entry.get("content")
-    if record is None or not isinstance(content, str):
-        return False
-    if any(d.name == "dont_activate" for d in parse_decorators(content).all_lines()):
-        return False
-    entry["content"] = CARD_LINE + content
-    record[CARD_TEXT] = CARD_LINE
-    return True
-
-
-def strip_card_line(entry: dict[str, Any], record: Any) -> None:
-    """Undo ``add_card_line`` on an entry dict and its record (both mutated): the way back."""
-    if not isinstance(record, dict) or CARD_TEXT not in record:
-        return
-    text = record.pop(CARD_TEXT)
-    content = entry.get("content")
-    if isinstance(text, str) and isinstance(content, str) and content.startswith(text):
-        entry["content"] = content[len(text):]

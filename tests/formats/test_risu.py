@@ -669,6 +669,28 @@ def test_translated_knobs_use_the_sillytavern_adapters_names() -> None:
         assert getattr(flat, attribute) == card_native[getattr(namespaced, attribute)], attribute
 
 
+def test_knobs_without_a_decorator_are_recorded_as_losses_where_they_stay() -> None:
+    from interop.model.conflict import Conflict
+    from interop.transforms.st_risu import to_risu
+
+    entry: dict[str, Any] = {
+        "content": "x",
+        "secondary_keys": ["a, b"],  # a comma: no decorator argument can carry it
+        "extensions": {"sillytavern": {"entry": {"optional_logic": 1, "delay": 2, "use_probability": True,
+                                                  "trigger_percent": 12.5}}},
+    }
+    generated = to_risu(entry)
+    assert generated.text == "@@activate_only_after 2\n"
+    ns = ("extensions", "sillytavern", "entry")
+    assert [(c.path, c.fate) for c in generated.losses] == [
+        ((*ns, "optional_logic"), "approximated"), ((*ns, "trigger_percent"), "approximated"),
+    ]
+    assert all(isinstance(c, Conflict) and c.detail for c in generated.losses)
+    assert generated.losses.under("entry", 0)[0].path == ("entry", 0, *ns, "optional_logic")
+    translated = {"content": "x", "extensions": {"sillytavern": {"entry": {"delay": 3, "match_whole_words": True}}}}
+    assert not to_risu(translated).losses
+
+
 # --- hand-edited files: the identity rule holds whatever the stash says ----------------
 
 _ODD_VALUES = [None, True, False, 0, 2.5, "", "x", "a, b", "\uf000folder:zz", [], ["a"], {},

@@ -29,7 +29,7 @@ from ...errors import InvalidCardError
 from ...jsonio import dump_json
 from ...model import V2_SPEC, V3_SPEC, Card, Lorebook
 from ...model.versions import V2_REQUIRED_DEFAULTS, spec_of, to_v2, to_v3
-from ..card_books import card_for
+from ...transforms.card_books import card_for
 from ..card_io import card_from_json
 from ..registry import Format, Probe, ReadContext, WriteContext, register
 from .memory import (

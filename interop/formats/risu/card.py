@@ -39,9 +39,9 @@ from ...jsonio import dump_json, load_json
 from ...limits import DEFAULT_LIMITS, Limits
 from ...model import Card, Lorebook
 from ...model.versions import check_spec_version, to_v3
+from ...transforms.card_books import card_for
 from ...transforms.st_risu import drop_empty
 from ..asset_origin import ORIGINS_MEMBER, load_origins, move, origins_bytes
-from ..card_books import card_for
 from ..card_io import card_from_json
 from ..registry import Format, Probe, ReadContext, WriteContext, get_format, register
 from .entries import NS, lorebook_from_risu_entries, risu_entries_from_lorebook

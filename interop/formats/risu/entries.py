@@ -45,7 +45,7 @@ from ...mappings import load as load_mapping
 from ...model import Lorebook, as_str_list
 from ...model.decorators import JS_WHITESPACE
 from ...transforms import st_risu as deco
-from .st_filler import drop_st_filler
+from ...transforms.for_risu import entry_for_risu
 
 FOLDER_PREFIX = "\uf000folder:"
 NS = "risuai"
@@ -292,18 +292,7 @@ def entry_to_risu(entry: dict[str, Any]) -> dict[str, Any]:
     text = ns.get("text") if isinstance(ns.get("text"), dict) else {}
 
     content_absent = "content" not in d
-    generated = deco.Generated()
-    record = ns.get("decorators")
-    deco.strip_card_line(d, record)  # the line a card writer added for Risu's card import
-    if isinstance(record, dict):
-        drop_st_filler(d, record)
-    if not (isinstance(record, dict) and deco.restore_text(d, record)):
-        generated = deco.to_risu(d)
-        if isinstance(record, dict):
-            deco.drop_empty(d, list(record.get("created") or []))
-        if generated.text:
-            content = d.get("content")
-            d["content"] = generated.text + (content if isinstance(content, str) else "")
+    generated = entry_for_risu(d, ns.get("decorators"))
     ext = d.pop("extensions", _MISSING)
 
     out: dict[str, Any] = {}
