@@ -22,7 +22,7 @@ from interop.containers.charx import write_charx
 from interop.containers.risum import read_risum
 from interop.errors import InvalidCardError
 from interop.formats.card_dates import unix_seconds
-from interop.formats.risu.lorebook import lorebook_from_risu_entries, risu_entries_from_lorebook
+from interop.formats.risu import lorebook_from_risu_entries, risu_entries_from_lorebook
 from interop.model import Lorebook, LorebookEntry
 from interop.transforms.st_risu import decorator_counts
 from interop.validation import CARD_REQUIRED

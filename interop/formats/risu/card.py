@@ -36,16 +36,17 @@ from ...containers.risum import MODULE_TYPE, read_risum, write_risum
 from ...document import Document
 from ...errors import FormatError, InteropError, InvalidCardError
 from ...jsonio import dump_json, load_json
+from ...jsonvalue import drop_empty
 from ...limits import DEFAULT_LIMITS, Limits
+from ...mappings import load as load_mapping
 from ...model import Card, Lorebook
 from ...model.versions import check_spec_version, to_v3
 from ...transforms.card_books import card_for
-from ...transforms.st_risu import drop_empty
 from ..asset_origin import ORIGINS_MEMBER, load_origins, move, origins_bytes
 from ..card_io import card_from_json
-from ..registry import Format, Probe, ReadContext, WriteContext, get_format, register
+from ..registry import Format, Probe, ReadContext, WriteContext, get_format
+from .describe import describe_risu_book
 from .entries import NS, lorebook_from_risu_entries, risu_entries_from_lorebook
-from .lorebook import describe_risu_book
 from .module import book_from_module, module_from_book
 from .module import module_assets as records_of
 
@@ -465,16 +466,18 @@ def _describe_charx(doc: Document) -> dict[str, Any]:
 
 # --- risu-character: Risu's internal camelCase character object ---------------------
 
-# Risu character key -> canonical data field (mappings/risu.json, card level).
-_CARD_FIELDS = (
-    ("name", "name"), ("desc", "description"), ("personality", "personality"), ("scenario", "scenario"),
-    ("firstMessage", "first_mes"), ("exampleMessage", "mes_example"), ("systemPrompt", "system_prompt"),
-    ("replaceGlobalNote", "post_history_instructions"), ("creatorNotes", "creator_notes"),
-    ("alternateGreetings", "alternate_greetings"), ("tags", "tags"), ("creator", "creator"),
-    ("characterVersion", "character_version"), ("nickname", "nickname"), ("source", "source"),
-    ("group_only_greetings", "group_only_greetings"), ("creation_date", "creation_date"),
-    ("modification_date", "modification_date"),
-)  # fmt: skip
+_MAPPING = load_mapping("risu")
+# Risu character key -> canonical data field: the table's card rows that are plain renames.
+CARD_FIELDS: tuple[tuple[str, str], ...] = tuple(
+    (f.native, f.canonical) for f in _MAPPING.fields_at("card") if f.canonical and "." not in f.canonical
+)
+LORE_SETTINGS_KEY = "loreSettings"
+# loreSettings key -> canonical book field (the table's ``loreSettings.*`` book rows).
+LORE_SETTINGS: tuple[tuple[str, str], ...] = tuple(
+    (f.native.removeprefix(f"{LORE_SETTINGS_KEY}."), f.canonical)
+    for f in _MAPPING.fields_at("book")
+    if f.canonical and f.native.startswith(f"{LORE_SETTINGS_KEY}.")
+)
 _RISUAI_KEYS = {
     "bias": "bias", "viewScreen": "viewScreen", "customscript": "customScripts", "triggerscript": "triggerscript",
     "utilityBot": "utilityBot", "sdData": "sdData", "backgroundHTML": "backgroundHTML", "license": "license",
@@ -497,7 +500,7 @@ def _detect_character(probe: Probe) -> int:
 def card_from_risu_character(obj: dict[str, Any], *, file: str | None = None) -> Card:
     rest = dict(obj)
     data: dict[str, Any] = {}
-    for native, canonical in _CARD_FIELDS:
+    for native, canonical in CARD_FIELDS:
         if native in rest:
             data[canonical] = rest.pop(native)
     additional = rest.get("additionalData")
@@ -512,10 +515,9 @@ def card_from_risu_character(obj: dict[str, Any], *, file: str | None = None) ->
     lore = rest.pop("globalLore", None)
     if lore is not None:
         book = lorebook_from_risu_entries(lore, location="globalLore").dump()
-        settings = rest.pop("loreSettings", None)
+        settings = rest.pop(LORE_SETTINGS_KEY, None)
         if isinstance(settings, dict):
-            for native, canonical in (("scanDepth", "scan_depth"), ("tokenBudget", "token_budget"),
-                                      ("recursiveScanning", "recursive_scanning")):
+            for native, canonical in LORE_SETTINGS:
                 if native in settings:
                     book[canonical] = settings[native]
         lore_ext = rest.pop("loreExt", None)
@@ -545,28 +547,24 @@ def _describe_character(doc: Document) -> dict[str, Any]:
     return describe_risu_book(doc.book)
 
 
-register(
-    Format(
-        name="risu-charx",
-        kind="card",
-        title="RisuAI CHARX (card.json + module.risum, Risu's asset layout)",
-        suffix=".charx",
-        platform="risu",
-        detect=_detect_charx,
-        read=_read_charx,
-        write=_write_charx,
-        describe=_describe_charx,
-    )
+CHARX_FORMAT = Format(
+    name="risu-charx",
+    kind="card",
+    title="RisuAI CHARX (card.json + module.risum, Risu's asset layout)",
+    suffix=".charx",
+    platform="risu",
+    detect=_detect_charx,
+    read=_read_charx,
+    write=_write_charx,
+    describe=_describe_charx,
 )
-register(
-    Format(
-        name="risu-character",
-        kind="card",
-        title="RisuAI internal character JSON (camelCase: firstMessage, globalLore, ...)",
-        suffix=".json",
-        platform="risu",
-        detect=_detect_character,
-        read=_read_character,
-        describe=_describe_character,
-    )
+CHARACTER_FORMAT = Format(
+    name="risu-character",
+    kind="card",
+    title="RisuAI internal character JSON (camelCase: firstMessage, globalLore, ...)",
+    suffix=".json",
+    platform="risu",
+    detect=_detect_character,
+    read=_read_character,
+    describe=_describe_character,
 )

@@ -16,10 +16,10 @@ list unchanged. Layout in the canonical model (also in mappings/risu.json):
   ``{"id", "name", "position", "parent", "fields"}`` where ``position`` is the
   number of entries before the folder and ``fields`` its other raw fields.
 * Decorators with an exact SillyTavern field become that field
-  (``risu_decorators``); the original lines are recorded in
+  (``interop.transforms.st_risu``); the original lines are recorded in
   ``entry.extensions.risuai.decorators`` and written back unchanged. After a
   trip through SillyTavern, the template defaults its writers filled in are
-  dropped again (``risu_st_filler``) and the lines are recognised on the next read
+  dropped again (``interop.transforms.st_filler``) and the lines are recognised on the next read
   even though the entry now carries a stash (``enabled``, ``position``, ...).
 * Writing canonical data Risu cannot hold stashes it in the entry's
   ``extentions.interop_stash``, which Risu keeps and ignores: ``entry`` (fields
@@ -37,10 +37,10 @@ list unchanged. Layout in the canonical model (also in mappings/risu.json):
 from __future__ import annotations
 
 import copy
-import json
 from typing import Any
 
 from ...errors import InvalidCardError
+from ...jsonvalue import drop_empty, get_path, json_equal, pop_path, set_path
 from ...mappings import load as load_mapping
 from ...model import Lorebook, as_str_list
 from ...model.decorators import JS_WHITESPACE
@@ -52,13 +52,8 @@ NS = "risuai"
 STASH = "interop_stash"
 CASE_KEY = "risu_case_sensitive"
 KEY_FIELDS = ("key", "secondkey")
-REQUIRED = ("key", "comment", "content", "mode", "insertorder", "alwaysActive", "secondkey", "selective")
 FILLED_FOR_FOREIGN = ("mode", "bookVersion")
 CARD_FIELDS = ("mode", "folder")  # non-spec fields Risu's card export adds to CCv3 entries
-FIELD_ORDER = (
-    "key", "comment", "content", "mode", "insertorder", "alwaysActive", "secondkey", "selective",
-    "useRegex", "folder", "bookVersion", "extentions", "activationPercent", "loreCache", "id",
-)  # fmt: skip
 
 _MAPPING = load_mapping("risu")
 _ENTRY_FIELDS = _MAPPING.fields_at("entry")
@@ -70,6 +65,8 @@ NATIVE_ONLY: tuple[str, ...] = tuple(
     f.native for f in _ENTRY_FIELDS if f.canonical and f.canonical.startswith(f"extensions.{NS}.")
 )
 DEFAULTS: dict[str, Any] = _MAPPING.defaults("entry")
+REQUIRED: tuple[str, ...] = tuple(_MAPPING.required_fields("entry"))  # what Risu's addLorebook writes
+FIELD_ORDER: tuple[str, ...] = tuple(_MAPPING.native_order("entry"))  # Risu's own key order
 _MISSING = object()
 
 
@@ -102,17 +99,9 @@ def entry_from_risu(raw: dict[str, Any]) -> dict[str, Any]:
     """
     for use_stash, translate in ((True, True), (False, True), (False, False)):
         data = _entry_from_risu(copy.deepcopy(raw), use_stash=use_stash, translate=translate)
-        if same_json(entry_to_risu(data), raw):
+        if json_equal(entry_to_risu(data), raw):
             return data
     return data
-
-
-def same_json(a: Any, b: Any) -> bool:
-    """Deep equality that tells 1, 1.0 and true apart (as the identity rule's deepdiff does)."""
-    try:
-        return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
-    except (TypeError, ValueError):
-        return bool(a == b)
 
 
 def _entry_from_risu(raw: dict[str, Any], *, use_stash: bool, translate: bool) -> dict[str, Any]:
@@ -420,11 +409,11 @@ def book_stash(book: Lorebook, *, native: tuple[str, ...] = (f"extensions.{NS}.f
     data = book.dump()
     data.pop("entries", None)
     for path in native:
-        if not deco.get_path(data, path):
+        if not get_path(data, path):
             continue
-        deco.pop_path(data, path)
+        pop_path(data, path)
         parents = path.split(".")[:-1]
-        deco.drop_empty(data, [".".join(parents[: i + 1]) for i in range(len(parents))])
+        drop_empty(data, [".".join(parents[: i + 1]) for i in range(len(parents))])
     return data
 
 
@@ -437,7 +426,7 @@ def book_with_stash(book: Lorebook, stash: dict[str, Any]) -> Lorebook:
         if name in current:
             merged[name] = current[name]
     for key, value in book.ext(NS).items():
-        if not deco.set_path(merged, f"extensions.{NS}.{key}", value):
+        if not set_path(merged, f"extensions.{NS}.{key}", value):
             merged["extensions"] = {NS: {key: value}}  # the stash held an off-type value there
     merged["entries"] = current.get("entries", [])
     return Lorebook.model_validate(merged)
