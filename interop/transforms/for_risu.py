@@ -7,6 +7,9 @@
 3. ``st_risu.restore_text``: an unchanged Risu-made entry gets its original decorator lines
    back; otherwise ``st_risu.to_risu`` writes the SillyTavern knobs as decorator lines,
    recording in ``Generated.losses`` what no decorator expresses.
+
+``book_losses`` collects those records for a whole book (the ``risu`` platform's ``losses``
+service); nothing in the reports uses them yet.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..jsonvalue import drop_empty
+from ..model import Lorebook
+from ..model.conflict import Conflict
 from .risu_card_line import strip_card_line
 from .st_filler import drop_st_filler
 from .st_risu import Generated, restore_text, to_risu
@@ -37,3 +42,18 @@ def entry_for_risu(entry: dict[str, Any], record: Any) -> Generated:
         content = entry.get("content")
         entry["content"] = generated.text + (content if isinstance(content, str) else "")
     return generated
+
+
+def book_losses(book: Lorebook, namespace: str = "risuai") -> list[Conflict]:
+    """What Risu will not honour of ``book``'s entries, at report paths (``("entry", 3, "extensions", ...)``).
+
+    ``namespace``: the entries' Risu namespace, whose decorator record says how the entry came from Risu.
+    """
+    found: list[Conflict] = []
+    for index, entry in enumerate(book.entries):
+        data = entry.dump()
+        ext = data.get("extensions")
+        ns = ext.pop(namespace, None) if isinstance(ext, dict) else None
+        record = ns.get("decorators") if isinstance(ns, dict) else None
+        found.extend(entry_for_risu(data, record).losses.under("entry", index))
+    return found

@@ -310,6 +310,80 @@ def _int_arg(deco: Decorator) -> int | None:
     return value if str(value) == deco.args[0] else None
 
 
+@dataclass
+class _FromRisu:
+    """The state the ``from_risu`` steps share: the parsed block, the lines taken and the fields they give."""
+
+    entry: dict[str, Any]
+    parsed: ParsedContent
+    names: Counter[str]
+    chosen: list[Decorator] = field(default_factory=list)
+    values: dict[str, Any] = field(default_factory=dict)
+
+    def once(self, name: str) -> Decorator | None:
+        """The decorator ``name`` when it is on one line only, without fallbacks."""
+        found = [d for d in self.parsed.decorators if d.name == name]
+        if self.names[name] != 1 or len(found) != 1 or found[0].fallback or found[0].fallbacks:
+            return None
+        return found[0]
+
+    def take(self, deco: Decorator) -> None:
+        self.chosen.append(deco)
+
+
+def _read_dont_activate(found: _FromRisu) -> None:
+    deco = found.once("dont_activate")
+    if deco and not deco.args and "activate" not in found.names:
+        found.take(deco)
+        found.values["enabled"] = False
+
+
+def _read_whole_words(found: _FromRisu) -> None:
+    word = [n for n in ("match_full_word", "match_partial_word") if n in found.names]
+    if len(word) == 1 and (deco := found.once(word[0])) is not None and not deco.args:
+        found.take(deco)
+        found.values[WHOLE_WORDS] = word[0] == "match_full_word"
+
+
+def _read_delay(found: _FromRisu) -> None:
+    deco = found.once("activate_only_after")
+    if deco and (n := _int_arg(deco)) is not None and n > 0:
+        found.take(deco)
+        found.values[DELAY] = n
+
+
+def _read_logic(found: _FromRisu) -> None:
+    logic_lines = _logic_lines(found.parsed.decorators, found.names, found.entry)
+    if logic_lines:
+        found.chosen.extend(logic_lines)
+        found.values[LOGIC] = LOGIC_BY_DECORATOR[logic_lines[0].name]
+        found.values["selective"] = True
+
+
+def _read_depth(found: _FromRisu) -> None:
+    deco, role_deco = found.once("depth"), found.once("role")
+    role_ok = "role" not in found.names or (role_deco is not None and role_deco.value is not None)
+    if deco and (n := _int_arg(deco)) is not None and n >= 0 and role_ok:
+        found.take(deco)
+        found.values[POSITION] = AT_DEPTH
+        found.values[DEPTH] = n
+        if role_deco is not None:
+            found.take(role_deco)
+            found.values[ROLE] = ROLE_NAMES.index(role_deco.value)
+
+
+def _read_probability(found: _FromRisu) -> None:
+    deco = found.once("probability")
+    if deco and (n := _int_arg(deco)) is not None and 0 <= n < 100:
+        found.take(deco)
+        found.values[TRIGGER_PERCENT] = n
+        found.values[USE_PROBABILITY] = True
+
+
+FROM_RISU = (_read_dont_activate, _read_whole_words, _read_delay, _read_logic, _read_depth, _read_probability)
+"""The knobs read back from decorators, in the order of ``TO_RISU`` (the record's field order)."""
+
+
 def from_risu(entry: dict[str, Any]) -> dict[str, Any] | None:
     """Turn decorators of a Risu-made canonical entry dict into fields (mutates ``entry``).
 
@@ -321,45 +395,10 @@ def from_risu(entry: dict[str, Any]) -> dict[str, Any] | None:
     parsed = parse_decorators(content if isinstance(content, str) else None)
     if not parsed.decorators:
         return None
-    names = Counter(line.name for line in parsed.all_lines())
-    plain = {d.name: d for d in parsed.decorators if not d.fallback and not d.fallbacks and names[d.name] == 1}
-    chosen: list[Decorator] = []
-    values: dict[str, Any] = {}
-
-    def once(name: str) -> Decorator | None:
-        return plain.get(name)
-
-    deco = once("dont_activate")
-    if deco and not deco.args and "activate" not in names:
-        chosen.append(deco)
-        values["enabled"] = False
-    word = [n for n in ("match_full_word", "match_partial_word") if n in names]
-    if len(word) == 1 and (deco := once(word[0])) is not None and not deco.args:
-        chosen.append(deco)
-        values[WHOLE_WORDS] = word[0] == "match_full_word"
-    deco = once("activate_only_after")
-    if deco and (n := _int_arg(deco)) is not None and n > 0:
-        chosen.append(deco)
-        values[DELAY] = n
-    logic_lines = _logic_lines(parsed.decorators, names, entry)
-    if logic_lines:
-        chosen.extend(logic_lines)
-        values[LOGIC] = LOGIC_BY_DECORATOR[logic_lines[0].name]
-        values["selective"] = True
-    deco, role_deco = once("depth"), once("role")
-    role_ok = "role" not in names or (role_deco is not None and role_deco.value is not None)
-    if deco and (n := _int_arg(deco)) is not None and n >= 0 and role_ok:
-        chosen.append(deco)
-        values[POSITION] = AT_DEPTH
-        values[DEPTH] = n
-        if role_deco is not None:
-            chosen.append(role_deco)
-            values[ROLE] = ROLE_NAMES.index(role_deco.value)
-    deco = once("probability")
-    if deco and (n := _int_arg(deco)) is not None and 0 <= n < 100:
-        chosen.append(deco)
-        values[TRIGGER_PERCENT] = n
-        values[USE_PROBABILITY] = True
+    found = _FromRisu(entry, parsed, Counter(line.name for line in parsed.all_lines()))
+    for step in FROM_RISU:
+        step(found)
+    chosen, values = found.chosen, found.values
     if not chosen:
         return None
     # Only take lines whose rendering is exactly what to_risu writes, so regenerating is faithful too.

@@ -689,6 +689,12 @@ def test_knobs_without_a_decorator_are_recorded_as_losses_where_they_stay() -> N
     assert generated.losses.under("entry", 0)[0].path == ("entry", 0, *ns, "optional_logic")
     translated = {"content": "x", "extensions": {"sillytavern": {"entry": {"delay": 3, "match_whole_words": True}}}}
     assert not to_risu(translated).losses
+    # The platform offers them per book, at report paths.
+    from interop.formats.registry import get_platform
+
+    book = Lorebook.model_validate({"entries": [translated, entry]})
+    losses = get_platform("risu").service("losses")(book)
+    assert [c.path for c in losses] == [("entry", 1, *ns, "optional_logic"), ("entry", 1, *ns, "trigger_percent")]
 
 
 # --- hand-edited files: the identity rule holds whatever the stash says ----------------

@@ -10,10 +10,13 @@ another app, and back, is in ``interop.transforms`` (``for_risu``, ``st_risu``, 
 
 from __future__ import annotations
 
+from functools import partial
+
+from ...transforms.for_risu import book_losses
 from ..registry import Platform, register_platform
 from . import card, lorebook, module
 from .describe import describe_risu_book
-from .entries import lorebook_from_risu_entries, risu_entries_from_lorebook
+from .entries import NS, lorebook_from_risu_entries, risu_entries_from_lorebook
 
 __all__ = ["PLATFORM", "describe_risu_book", "lorebook_from_risu_entries", "risu_entries_from_lorebook"]
 
@@ -24,6 +27,7 @@ PLATFORM = register_platform(
         rank=40,
         book_to_native=risu_entries_from_lorebook,
         book_from_native=lorebook_from_risu_entries,
+        services={"losses": partial(book_losses, namespace=NS)},
     ),
     # Registration order is listing order.
     card.CHARX_FORMAT,
