@@ -52,7 +52,6 @@ from ...transforms.st_risu import Generated
 FOLDER_PREFIX = "\uf000folder:"
 NS = "risuai"
 STASH = "interop_stash"
-CASE_KEY = "risu_case_sensitive"
 KEY_FIELDS = ("key", "secondkey")
 FILLED_FOR_FOREIGN = ("mode", "bookVersion")
 CARD_FIELDS = ("mode", "folder")  # non-spec fields Risu's card export adds to CCv3 entries
@@ -69,6 +68,10 @@ NATIVE_ONLY: tuple[str, ...] = tuple(
 DEFAULTS: dict[str, Any] = _MAPPING.defaults("entry")
 REQUIRED: tuple[str, ...] = tuple(_MAPPING.required_fields("entry"))  # what Risu's addLorebook writes
 FIELD_ORDER: tuple[str, ...] = tuple(_MAPPING.native_order("entry"))  # Risu's own key order
+# The ``extentions`` key holding ``case_sensitive`` (Risu itself never reads it).
+_CASE_ROW = _MAPPING.by_canonical("entry", "case_sensitive")
+assert _CASE_ROW is not None and _CASE_ROW.native.startswith("extentions."), "mappings/risu.json: case_sensitive"
+CASE_KEY: str = _CASE_ROW.native.removeprefix("extentions.")
 _MISSING = object()
 
 
