@@ -15,7 +15,7 @@ rewrite is the list of its steps.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -38,7 +38,7 @@ class Losses:
         """The records with ``prefix`` in front of their paths (``under("entry", 3)``)."""
         return [Conflict((*prefix, *c.path), c.detail, c.fate) for c in self.conflicts]
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[Conflict]:
         return iter(self.conflicts)
 
     def __len__(self) -> int:

@@ -37,10 +37,11 @@ from __future__ import annotations
 import copy
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from typing import Any
 
 from ..jsonvalue import drop_empty, get_path, has_path, pop_path, set_path
+from ..mappings import load as load_mapping
 from ..model.decorators import JS_WHITESPACE, Decorator, ParsedContent, parse_decorators
 from .losses import Composed, Losses, Step, compose
 
@@ -70,14 +71,21 @@ class Layout:
     use_probability: str
 
 
+def card_flavour(path: str) -> str:
+    """The flat card ``extensions`` key SillyTavern writes a namespaced knob to (mappings/sillytavern.json)."""
+    rows = [
+        f.native for f in load_mapping("sillytavern").fields_at("entry")
+        if f.canonical == path and f.native.startswith("extensions.")
+    ]  # fmt: skip
+    if len(rows) != 1:
+        raise ValueError(f"mappings/sillytavern.json: {len(rows)} card-flavour rows for {path}")
+    return rows[0]
+
+
+NAMESPACED = Layout(WHOLE_WORDS, DELAY, LOGIC, POSITION, DEPTH, ROLE, TRIGGER_PERCENT, USE_PROBABILITY)
 # The SillyTavern adapter's namespace first; then the flat keys SillyTavern writes into a
 # card entry's ``extensions`` (what Risu's own importer translates).
-LAYOUTS = (
-    Layout(WHOLE_WORDS, DELAY, LOGIC, POSITION, DEPTH, ROLE, TRIGGER_PERCENT, USE_PROBABILITY),
-    Layout(*(f"extensions.{name}" for name in (
-        "match_whole_words", "delay", "selectiveLogic", "position", "depth", "role", "probability", "useProbability"
-    ))),
-)
+LAYOUTS = (NAMESPACED, Layout(*(card_flavour(path) for path in astuple(NAMESPACED))))
 AT_DEPTH_VALUES = ("at_depth", "atDepth", 4)
 AT_DEPTH = 4  # SillyTavern position 4 (atDepth), as the SillyTavern adapter stores it
 ROLE_NAMES = ("system", "user", "assistant")  # SillyTavern role 0 / 1 / 2
