@@ -22,7 +22,7 @@ from ..errors import FormatError, InteropError
 from ..formats.card_dates import DATE_FIELDS, record_of
 from ..formats.registry import get_format
 from ..mappings import FATES, Fate, TargetRule
-from ..transforms.st_risu import CARD_TEXT
+from ..transforms.risu_card_line import CARD_TEXT
 from .added import added_fields
 from .apps import AppVerdict, app_verdicts
 from .compare import changed_fields, describe_change, short, strict_equal

@@ -18,7 +18,7 @@ from ..document import Document
 from ..formats.card_dates import restored_dates
 from ..model import Card
 from ..model.versions import STASH, spec_of, to_v3
-from ..transforms.st_risu import CARD_TEXT, strip_card_line
+from ..transforms.risu_card_line import CARD_TEXT, strip_card_line
 from .paths import Path
 
 _MISSING: Any = object()

@@ -36,11 +36,14 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import astuple, dataclass, field
 from typing import Any
 
 from ..jsonvalue import drop_empty, get_path, has_path, pop_path, set_path
+from ..mappings import load as load_mapping
 from ..model.decorators import JS_WHITESPACE, Decorator, ParsedContent, parse_decorators
+from .losses import Composed, Losses, Step, compose
 
 ST_ENTRY = "extensions.sillytavern.entry"
 # Field names of the SillyTavern adapter's canonical layout (spec Appendix A).
@@ -68,22 +71,26 @@ class Layout:
     use_probability: str
 
 
+def card_flavour(path: str) -> str:
+    """The flat card ``extensions`` key SillyTavern writes a namespaced knob to (mappings/sillytavern.json)."""
+    rows = [
+        f.native for f in load_mapping("sillytavern").fields_at("entry")
+        if f.canonical == path and f.native.startswith("extensions.")
+    ]  # fmt: skip
+    if len(rows) != 1:
+        raise ValueError(f"mappings/sillytavern.json: {len(rows)} card-flavour rows for {path}")
+    return rows[0]
+
+
+NAMESPACED = Layout(WHOLE_WORDS, DELAY, LOGIC, POSITION, DEPTH, ROLE, TRIGGER_PERCENT, USE_PROBABILITY)
 # The SillyTavern adapter's namespace first; then the flat keys SillyTavern writes into a
 # card entry's ``extensions`` (what Risu's own importer translates).
-LAYOUTS = (
-    Layout(WHOLE_WORDS, DELAY, LOGIC, POSITION, DEPTH, ROLE, TRIGGER_PERCENT, USE_PROBABILITY),
-    Layout(*(f"extensions.{name}" for name in (
-        "match_whole_words", "delay", "selectiveLogic", "position", "depth", "role", "probability", "useProbability"
-    ))),
-)
+LAYOUTS = (NAMESPACED, Layout(*(card_flavour(path) for path in astuple(NAMESPACED))))
 AT_DEPTH_VALUES = ("at_depth", "atDepth", 4)
 AT_DEPTH = 4  # SillyTavern position 4 (atDepth), as the SillyTavern adapter stores it
 ROLE_NAMES = ("system", "user", "assistant")  # SillyTavern role 0 / 1 / 2
 LOGIC_CODES = {"and_any": 0, "not_all": 1, "not_any": 2, "and_all": 3}
 LOGIC_BY_DECORATOR = {"exclude_keys_all": 1, "exclude_keys": 2, "additional_keys": 3}
-
-
-# --- dotted paths in plain dicts ----------------------------------------------
 
 
 # --- canonical -> Risu -------------------------------------------------------------
@@ -112,85 +119,170 @@ def _decorator_safe(key: Any) -> bool:
 
 @dataclass
 class Generated:
-    """Decorator lines made from fields, and the canonical values they replace (dotted path -> value)."""
+    """Decorator lines made from fields, and the canonical values they replace (dotted path -> value).
+
+    ``losses``: knobs SillyTavern acts on that no decorator expresses; they stay in the entry
+    (stashed in Risu's ``extentions``) and have no effect in Risu.
+    """
 
     text: str = ""
     fields: dict[str, Any] = field(default_factory=dict)
+    losses: Losses = field(default_factory=Losses)
+
+
+@dataclass
+class _ToRisu:
+    """The state the ``to_risu`` steps share: lines written so far, values they replace, losses."""
+
+    lines: list[str] = field(default_factory=list)
+    removed: dict[str, Any] = field(default_factory=dict)
+    losses: Losses = field(default_factory=Losses)
+
+    def take(self, entry: dict[str, Any], *paths: str) -> None:
+        for path in paths:
+            if has_path(entry, path):
+                self.removed[path] = copy.deepcopy(get_path(entry, path))
+                pop_path(entry, path)
+
+
+Attempt = Callable[[dict[str, Any], _ToRisu, Layout], bool]
+Left = Callable[[dict[str, Any], Layout], bool]
+
+
+def _first_layout(attempt: Attempt, left: Left, knob: str, detail: str) -> Step[_ToRisu]:
+    """A step that translates the knob from the first layout where it can, else records what is left as a loss.
+
+    ``left(entry, layout)``: the layout still holds a value SillyTavern would act on; ``knob`` names
+    the ``Layout`` field the loss is reported at.
+    """
+
+    def step(entry: dict[str, Any], state: _ToRisu) -> None:
+        for layout in LAYOUTS:
+            if attempt(entry, state, layout):
+                return
+        for layout in LAYOUTS:
+            if left(entry, layout):
+                state.losses.unsupported(getattr(layout, knob), detail)
+                return
+
+    return step
+
+
+def _dont_activate(entry: dict[str, Any], state: _ToRisu) -> None:
+    if entry.get("enabled") is False:
+        state.lines.append("@@dont_activate")
+        state.take(entry, "enabled")
+
+
+def _whole_words(entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
+    whole = get_path(entry, layout.whole)
+    if not isinstance(whole, bool):
+        return False
+    state.lines.append("@@match_full_word" if whole else "@@match_partial_word")
+    state.take(entry, layout.whole)
+    return True
+
+
+def _delay(entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
+    delay = get_path(entry, layout.delay)
+    if not (_is_int(delay) and delay > 0):
+        return False
+    state.lines.append(f"@@activate_only_after {delay}")
+    state.take(entry, layout.delay)
+    return True
+
+
+def _logic(entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
+    logic = _logic_code(get_path(entry, layout.logic))
+    secondary = entry.get("secondary_keys")
+    if not (_acting_logic(logic, secondary) and all(_decorator_safe(k) for k in secondary)):
+        return False
+    if logic == 1:
+        state.lines.append("@@exclude_keys_all " + ",".join(secondary))
+    else:
+        name = "exclude_keys" if logic == 2 else "additional_keys"
+        state.lines.extend(f"@@{name} {k}" for k in secondary)
+    state.take(entry, layout.logic)
+    state.removed["selective"] = entry.get("selective")
+    if "selective" not in entry:
+        state.removed["!absent"] = ["selective"]
+    entry["selective"] = False
+    return True
+
+
+def _acting_logic(logic: int | None, secondary: Any) -> bool:
+    """A secondary-key logic other than Risu's own (AND ANY) over a non-empty key list."""
+    return logic in (1, 2, 3) and isinstance(secondary, list) and bool(secondary)
+
+
+def _depth(entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
+    depth = get_path(entry, layout.depth)
+    role_value = get_path(entry, layout.role)
+    role = _role_name(role_value)
+    if not (
+        get_path(entry, layout.position) in AT_DEPTH_VALUES
+        and _is_int(depth)
+        and depth >= 0
+        and (role is not None or role_value is None)
+    ):
+        return False
+    state.lines.append(f"@@depth {depth}")
+    if role is not None:
+        state.lines.append(f"@@role {role}")
+    state.take(entry, layout.position, layout.depth, layout.role)
+    return True
+
+
+def _probability(entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
+    percent = get_path(entry, layout.percent)
+    if not (get_path(entry, layout.use_probability) is True and _is_int(percent) and 0 <= percent < 100):
+        return False
+    state.lines.append(f"@@probability {percent}")
+    state.take(entry, layout.percent, layout.use_probability)
+    return True
+
+
+def _partial_percent(entry: dict[str, Any], layout: Layout) -> bool:
+    percent = get_path(entry, layout.percent)
+    is_number = isinstance(percent, int | float) and not isinstance(percent, bool)
+    return get_path(entry, layout.use_probability) is True and is_number and percent < 100
+
+
+TO_RISU: Composed[_ToRisu] = compose((
+    _dont_activate,
+    _first_layout(
+        _whole_words, lambda e, lay: get_path(e, lay.whole) is not None, "whole",
+        "a per-entry whole-word setting other than true/false has no Risu decorator",
+    ),
+    _first_layout(
+        _delay, lambda e, lay: isinstance(get_path(e, lay.delay), int | float) and get_path(e, lay.delay) > 0,
+        "delay", "a delay that is not a whole number of messages has no @@activate_only_after",
+    ),
+    _first_layout(
+        _logic, lambda e, lay: _acting_logic(_logic_code(get_path(e, lay.logic)), e.get("secondary_keys")), "logic",
+        "secondary keys with commas, edge spaces or line breaks cannot be decorator arguments; Risu applies AND ANY",
+    ),
+    _first_layout(
+        _depth, lambda e, lay: get_path(e, lay.position) in AT_DEPTH_VALUES, "position",
+        "an at-depth position without a whole depth >= 0 and a known role has no @@depth/@@role",
+    ),
+    _first_layout(
+        _probability, _partial_percent, "percent",
+        "a trigger percent that is not a whole number has no @@probability; Risu always triggers",
+    ),
+))  # fmt: skip
+"""The knobs in the order their lines are written (the order Risu's own card importer uses)."""
 
 
 def to_risu(entry: dict[str, Any]) -> Generated:
     """Pop the knobs Risu expresses as decorators out of ``entry`` (a canonical entry dict, mutated).
 
     ``selective`` is set to false when a secondary-key logic became decorators,
-    as Risu's importer does; its canonical value is in ``fields``.
+    as Risu's importer does; its canonical value is in ``fields``. Knobs left in the
+    entry that SillyTavern would act on are recorded in ``losses``.
     """
-    lines: list[str] = []
-    removed: dict[str, Any] = {}
-
-    def take(*paths: str) -> None:
-        for path in paths:
-            if has_path(entry, path):
-                removed[path] = copy.deepcopy(get_path(entry, path))
-                pop_path(entry, path)
-
-    if entry.get("enabled") is False:
-        lines.append("@@dont_activate")
-        take("enabled")
-    for layout in LAYOUTS:
-        whole = get_path(entry, layout.whole)
-        if isinstance(whole, bool):
-            lines.append("@@match_full_word" if whole else "@@match_partial_word")
-            take(layout.whole)
-            break
-    for layout in LAYOUTS:
-        delay = get_path(entry, layout.delay)
-        if _is_int(delay) and delay > 0:
-            lines.append(f"@@activate_only_after {delay}")
-            take(layout.delay)
-            break
-    secondary = entry.get("secondary_keys")
-    for layout in LAYOUTS:
-        logic = _logic_code(get_path(entry, layout.logic))
-        if not (
-            logic in (1, 2, 3)
-            and isinstance(secondary, list)
-            and secondary
-            and all(_decorator_safe(k) for k in secondary)
-        ):
-            continue
-        if logic == 1:
-            lines.append("@@exclude_keys_all " + ",".join(secondary))
-        else:
-            name = "exclude_keys" if logic == 2 else "additional_keys"
-            lines.extend(f"@@{name} {k}" for k in secondary)
-        take(layout.logic)
-        removed["selective"] = entry.get("selective")
-        if "selective" not in entry:
-            removed["!absent"] = ["selective"]
-        entry["selective"] = False
-        break
-    for layout in LAYOUTS:
-        depth = get_path(entry, layout.depth)
-        role_value = get_path(entry, layout.role)
-        role = _role_name(role_value)
-        if (
-            get_path(entry, layout.position) in AT_DEPTH_VALUES
-            and _is_int(depth)
-            and depth >= 0
-            and (role is not None or role_value is None)
-        ):
-            lines.append(f"@@depth {depth}")
-            if role is not None:
-                lines.append(f"@@role {role}")
-            take(layout.position, layout.depth, layout.role)
-            break
-    for layout in LAYOUTS:
-        percent = get_path(entry, layout.percent)
-        if get_path(entry, layout.use_probability) is True and _is_int(percent) and 0 <= percent < 100:
-            lines.append(f"@@probability {percent}")
-            take(layout.percent, layout.use_probability)
-            break
-    return Generated("".join(line + "\n" for line in lines), removed)
+    state = TO_RISU(entry, _ToRisu())
+    return Generated("".join(line + "\n" for line in state.lines), state.removed, state.losses)
 
 
 def strip_generated(entry: dict[str, Any], text: str, fields: dict[str, Any]) -> bool:
@@ -226,6 +318,80 @@ def _int_arg(deco: Decorator) -> int | None:
     return value if str(value) == deco.args[0] else None
 
 
+@dataclass
+class _FromRisu:
+    """The state the ``from_risu`` steps share: the parsed block, the lines taken and the fields they give."""
+
+    entry: dict[str, Any]
+    parsed: ParsedContent
+    names: Counter[str]
+    chosen: list[Decorator] = field(default_factory=list)
+    values: dict[str, Any] = field(default_factory=dict)
+
+    def once(self, name: str) -> Decorator | None:
+        """The decorator ``name`` when it is on one line only, without fallbacks."""
+        found = [d for d in self.parsed.decorators if d.name == name]
+        if self.names[name] != 1 or len(found) != 1 or found[0].fallback or found[0].fallbacks:
+            return None
+        return found[0]
+
+    def take(self, deco: Decorator) -> None:
+        self.chosen.append(deco)
+
+
+def _read_dont_activate(found: _FromRisu) -> None:
+    deco = found.once("dont_activate")
+    if deco and not deco.args and "activate" not in found.names:
+        found.take(deco)
+        found.values["enabled"] = False
+
+
+def _read_whole_words(found: _FromRisu) -> None:
+    word = [n for n in ("match_full_word", "match_partial_word") if n in found.names]
+    if len(word) == 1 and (deco := found.once(word[0])) is not None and not deco.args:
+        found.take(deco)
+        found.values[WHOLE_WORDS] = word[0] == "match_full_word"
+
+
+def _read_delay(found: _FromRisu) -> None:
+    deco = found.once("activate_only_after")
+    if deco and (n := _int_arg(deco)) is not None and n > 0:
+        found.take(deco)
+        found.values[DELAY] = n
+
+
+def _read_logic(found: _FromRisu) -> None:
+    logic_lines = _logic_lines(found.parsed.decorators, found.names, found.entry)
+    if logic_lines:
+        found.chosen.extend(logic_lines)
+        found.values[LOGIC] = LOGIC_BY_DECORATOR[logic_lines[0].name]
+        found.values["selective"] = True
+
+
+def _read_depth(found: _FromRisu) -> None:
+    deco, role_deco = found.once("depth"), found.once("role")
+    role_ok = "role" not in found.names or (role_deco is not None and role_deco.value is not None)
+    if deco and (n := _int_arg(deco)) is not None and n >= 0 and role_ok:
+        found.take(deco)
+        found.values[POSITION] = AT_DEPTH
+        found.values[DEPTH] = n
+        if role_deco is not None:
+            found.take(role_deco)
+            found.values[ROLE] = ROLE_NAMES.index(role_deco.value)
+
+
+def _read_probability(found: _FromRisu) -> None:
+    deco = found.once("probability")
+    if deco and (n := _int_arg(deco)) is not None and 0 <= n < 100:
+        found.take(deco)
+        found.values[TRIGGER_PERCENT] = n
+        found.values[USE_PROBABILITY] = True
+
+
+FROM_RISU = (_read_dont_activate, _read_whole_words, _read_delay, _read_logic, _read_depth, _read_probability)
+"""The knobs read back from decorators, in the order of ``TO_RISU`` (the record's field order)."""
+
+
 def from_risu(entry: dict[str, Any]) -> dict[str, Any] | None:
     """Turn decorators of a Risu-made canonical entry dict into fields (mutates ``entry``).
 
@@ -237,45 +403,10 @@ def from_risu(entry: dict[str, Any]) -> dict[str, Any] | None:
     parsed = parse_decorators(content if isinstance(content, str) else None)
     if not parsed.decorators:
         return None
-    names = Counter(line.name for line in parsed.all_lines())
-    plain = {d.name: d for d in parsed.decorators if not d.fallback and not d.fallbacks and names[d.name] == 1}
-    chosen: list[Decorator] = []
-    values: dict[str, Any] = {}
-
-    def once(name: str) -> Decorator | None:
-        return plain.get(name)
-
-    deco = once("dont_activate")
-    if deco and not deco.args and "activate" not in names:
-        chosen.append(deco)
-        values["enabled"] = False
-    word = [n for n in ("match_full_word", "match_partial_word") if n in names]
-    if len(word) == 1 and (deco := once(word[0])) is not None and not deco.args:
-        chosen.append(deco)
-        values[WHOLE_WORDS] = word[0] == "match_full_word"
-    deco = once("activate_only_after")
-    if deco and (n := _int_arg(deco)) is not None and n > 0:
-        chosen.append(deco)
-        values[DELAY] = n
-    logic_lines = _logic_lines(parsed.decorators, names, entry)
-    if logic_lines:
-        chosen.extend(logic_lines)
-        values[LOGIC] = LOGIC_BY_DECORATOR[logic_lines[0].name]
-        values["selective"] = True
-    deco, role_deco = once("depth"), once("role")
-    role_ok = "role" not in names or (role_deco is not None and role_deco.value is not None)
-    if deco and (n := _int_arg(deco)) is not None and n >= 0 and role_ok:
-        chosen.append(deco)
-        values[POSITION] = AT_DEPTH
-        values[DEPTH] = n
-        if role_deco is not None:
-            chosen.append(role_deco)
-            values[ROLE] = ROLE_NAMES.index(role_deco.value)
-    deco = once("probability")
-    if deco and (n := _int_arg(deco)) is not None and 0 <= n < 100:
-        chosen.append(deco)
-        values[TRIGGER_PERCENT] = n
-        values[USE_PROBABILITY] = True
+    found = _FromRisu(entry, parsed, Counter(line.name for line in parsed.all_lines()))
+    for step in FROM_RISU:
+        step(found)
+    chosen, values = found.chosen, found.values
     if not chosen:
         return None
     # Only take lines whose rendering is exactly what to_risu writes, so regenerating is faithful too.
@@ -349,51 +480,3 @@ def restore_text(entry: dict[str, Any], record: dict[str, Any]) -> bool:
 def decorator_counts(content: Any) -> Counter[str]:
     """How many lines of each decorator name ``content`` starts with (fallbacks included)."""
     return Counter(d.name for d in parse_decorators(content if isinstance(content, str) else None).all_lines())
-
-
-# --- a Risu-disabled entry in a card: the ``@@dont_activate`` line goes back into content ---
-
-CARD_LINE = "@@dont_activate\n"
-"""RisuAI's card import (``convertCharbook``, src/ts/characterCards.ts) drops ``enabled``, and its
-engine honours ``@@dont_activate``; SillyTavern knows the same decorator (``KNOWN_DECORATORS``,
-public/scripts/world-info.js) and skips a disabled entry before reading decorators, so the line
-changes nothing ST does with the entry."""
-CARD_TEXT = "card_text"
-"""Key of the ``extensions.risuai.decorators`` record naming the line a card writer prepended."""
-
-
-def risu_disabled(entry: dict[str, Any]) -> dict[str, Any] | None:
-    """The decorator record of an entry a Risu source disabled with ``@@dont_activate`` (still disabled)."""
-    ext = entry.get("extensions")
-    ns = ext.get("risuai") if isinstance(ext, dict) else None
-    record = ns.get("decorators") if isinstance(ns, dict) else None
-    if entry.get("enabled") is not False or not isinstance(record, dict):
-        return None
-    fields = record.get("fields")
-    return record if isinstance(fields, dict) and fields.get("enabled") is False else None
-
-
-def add_card_line(entry: dict[str, Any]) -> bool:
-    """Prepend ``@@dont_activate`` to a Risu-disabled entry dict's content (mutated) and record it.
-
-    False (nothing done) for any other entry, or when the content already has the decorator.
-    """
-    record = risu_disabled(entry)
-    content = entry.get("content")
-    if record is None or not isinstance(content, str):
-        return False
-    if any(d.name == "dont_activate" for d in parse_decorators(content).all_lines()):
-        return False
-    entry["content"] = CARD_LINE + content
-    record[CARD_TEXT] = CARD_LINE
-    return True
-
-
-def strip_card_line(entry: dict[str, Any], record: Any) -> None:
-    """Undo ``add_card_line`` on an entry dict and its record (both mutated): the way back."""
-    if not isinstance(record, dict) or CARD_TEXT not in record:
-        return
-    text = record.pop(CARD_TEXT)
-    content = entry.get("content")
-    if isinstance(text, str) and isinstance(content, str) and content.startswith(text):
-        entry["content"] = content[len(text):]

@@ -1,4 +1,4 @@
-"""What every card/lorebook writer writes (interop.formats.card_books, card_dates): outputs valid
+"""What every card/lorebook writer writes (interop.transforms.card_books, interop.formats.card_dates): outputs valid
 under ``validate --strict`` on the real corpus; V3 dates as the numbers the spec requires."""
 
 from __future__ import annotations

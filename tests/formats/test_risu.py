@@ -22,7 +22,7 @@ from interop.containers.charx import write_charx
 from interop.containers.risum import read_risum
 from interop.errors import InvalidCardError
 from interop.formats.card_dates import unix_seconds
-from interop.formats.risu.lorebook import lorebook_from_risu_entries, risu_entries_from_lorebook
+from interop.formats.risu import lorebook_from_risu_entries, risu_entries_from_lorebook
 from interop.model import Lorebook, LorebookEntry
 from interop.transforms.st_risu import decorator_counts
 from interop.validation import CARD_REQUIRED
@@ -669,6 +669,34 @@ def test_translated_knobs_use_the_sillytavern_adapters_names() -> None:
         assert getattr(flat, attribute) == card_native[getattr(namespaced, attribute)], attribute
 
 
+def test_knobs_without_a_decorator_are_recorded_as_losses_where_they_stay() -> None:
+    from interop.model.conflict import Conflict
+    from interop.transforms.st_risu import to_risu
+
+    entry: dict[str, Any] = {
+        "content": "x",
+        "secondary_keys": ["a, b"],  # a comma: no decorator argument can carry it
+        "extensions": {"sillytavern": {"entry": {"optional_logic": 1, "delay": 2, "use_probability": True,
+                                                  "trigger_percent": 12.5}}},
+    }
+    generated = to_risu(entry)
+    assert generated.text == "@@activate_only_after 2\n"
+    ns = ("extensions", "sillytavern", "entry")
+    assert [(c.path, c.fate) for c in generated.losses] == [
+        ((*ns, "optional_logic"), "approximated"), ((*ns, "trigger_percent"), "approximated"),
+    ]
+    assert all(isinstance(c, Conflict) and c.detail for c in generated.losses)
+    assert generated.losses.under("entry", 0)[0].path == ("entry", 0, *ns, "optional_logic")
+    translated = {"content": "x", "extensions": {"sillytavern": {"entry": {"delay": 3, "match_whole_words": True}}}}
+    assert not to_risu(translated).losses
+    # The platform offers them per book, at report paths.
+    from interop.formats.registry import get_platform
+
+    book = Lorebook.model_validate({"entries": [translated, entry]})
+    losses = get_platform("risu").service("losses")(book)
+    assert [c.path for c in losses] == [("entry", 1, *ns, "optional_logic"), ("entry", 1, *ns, "trigger_percent")]
+
+
 # --- hand-edited files: the identity rule holds whatever the stash says ----------------
 
 _ODD_VALUES = [None, True, False, 0, 2.5, "", "x", "a, b", "\uf000folder:zz", [], ["a"], {},
@@ -834,3 +862,47 @@ def test_risu_charx_to_png_to_risu_charx_puts_the_icon_back() -> None:
     icon = next(a.uri for a in source.card.data.assets or [] if a.type == "icon" and a.name == "main")
     assert back.assets[icon] == source.assets[icon]
     assert [a.dump() for a in back.card.data.assets or []] == [a.dump() for a in source.card.data.assets or []]
+
+
+# --- layering: the package stands alone, the transforms name no platform -------------------------
+
+
+def _imports(path: Path, package: str) -> set[str]:
+    """Absolute module names ``path`` (a module of ``package``) imports."""
+    import ast
+
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+            module = ".".join([*base, *(node.module.split(".") if node.module else [])])
+            found.add(module)
+            found.update(f"{module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def test_risu_package_has_no_cycle_and_imports_no_other_platform() -> None:
+    import interop.formats.risu as risu_package
+    import interop.transforms as transforms_package
+    from interop.formats import platform_packages
+
+    others = {f"interop.formats.{name}" for name in platform_packages()} - {"interop.formats.risu"}
+    folder = Path(risu_package.__file__).parent
+    graph: dict[str, set[str]] = {}
+    for path in folder.glob("*.py"):
+        imported = _imports(path, "interop.formats.risu")
+        assert not {m for m in imported for o in others if m == o or m.startswith(o + ".")}, path.name
+        graph[path.stem] = {m.split(".")[3] for m in imported if m.startswith("interop.formats.risu.")} - {"__init__"}
+    graph.pop("__init__")
+
+    def reaches(start: str, goal: str, seen: set[str]) -> bool:
+        return any(n == goal or (n not in seen and reaches(n, goal, seen | {n})) for n in graph.get(start, ()))
+
+    assert not [name for name in graph if reaches(name, name, set())]
+    # The cross-platform rewrites reach other platforms only through the registry.
+    platforms = {f"interop.formats.{name}" for name in platform_packages()}
+    for path in Path(transforms_package.__file__).parent.glob("*.py"):
+        imported = _imports(path, "interop.transforms")
+        assert not {m for m in imported for p in platforms if m == p or m.startswith(p + ".")}, path.name

@@ -31,7 +31,7 @@ from ...mappings import load as load_mapping
 from ...model import V2_SPEC, V3_SPEC, Card, Lorebook
 from ...model.stash import ABSENT, Stash, take
 from ...model.versions import required_defaults, spec_of, to_v2, to_v3
-from ..card_books import card_for
+from ...transforms.card_books import card_for
 from ..card_io import card_from_json
 from ..registry import Format, Probe, ReadContext, WriteContext
 from .memory import (

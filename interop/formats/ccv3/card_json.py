@@ -9,7 +9,7 @@ from ...document import Document
 from ...jsonio import dump_json
 from ...model import Card
 from ...model.versions import as_displayed, to_v1, to_v2, to_v3
-from ..card_books import card_for
+from ...transforms.card_books import card_for
 from ..card_io import card_version, read_card_document
 from ..registry import Format, Probe, ReadContext, WriteContext
 

@@ -38,8 +38,8 @@ from ...jsonio import dump_json, load_json
 from ...jsonvalue import json_equal
 from ...model import V3_SPEC
 from ...model.versions import check_spec_version, to_v3
+from ...transforms.card_books import card_for
 from ..asset_origin import ORIGINS_MEMBER, load_origins, move, origin, origins_bytes
-from ..card_books import card_for
 from ..card_io import card_from_json
 from ..registry import Format, Probe, ReadContext, WriteContext
 

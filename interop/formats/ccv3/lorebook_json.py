@@ -10,7 +10,7 @@ from ...document import Document
 from ...errors import InvalidCardError
 from ...jsonio import dump_json
 from ...model import LOREBOOK_SPECS, Lorebook
-from ..card_books import book_for
+from ...transforms.card_books import book_for
 from ..card_io import first_error
 from ..registry import Format, Probe, ReadContext, WriteContext
 

@@ -43,8 +43,8 @@ from ...jsonio import dump_json, load_json
 from ...limits import DEFAULT_LIMITS, Limits
 from ...model import Card
 from ...model.versions import spec_of, to_v2, to_v3
+from ...transforms.card_books import card_for
 from ..asset_origin import load_origins, move, origin
-from ..card_books import card_for
 from ..card_image import base_image, main_icon
 from ..card_io import read_card_document
 from ..registry import Format, Probe, ReadContext, WriteContext

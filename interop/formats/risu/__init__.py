@@ -1,17 +1,24 @@
-"""RisuAI: lorebook exports, .risum modules, Risu CHARX cards and Risu character exports."""
+"""RisuAI: lorebook exports, .risum modules, Risu CHARX cards and Risu character exports.
+
+This ``__init__`` is the package's only public face: it registers the platform and its
+formats, and exports the raw ``loreBook`` list <-> canonical ``Lorebook`` conversion. The
+modules inside are private: ``entries`` (raw entries <-> canonical), ``lorebook``
+(``risu-lorebook``), ``module`` (``risum``), ``card`` (``risu-charx``, ``risu-character``),
+``describe`` (what every Risu format's ``describe`` reports). What Risu data must become for
+another app, and back, is in ``interop.transforms`` (``for_risu``, ``st_risu``, ...).
+"""
 
 from __future__ import annotations
 
-from ..registry import Platform, register_platform
+from functools import partial
 
-# Registration order is listing order: import one module per line, in this order.
-# isort: skip_file
-from . import (
-    card,  # noqa: F401
-    lorebook,  # noqa: F401
-    module,  # noqa: F401
-)
-from .entries import lorebook_from_risu_entries, risu_entries_from_lorebook
+from ...transforms.for_risu import book_losses
+from ..registry import Platform, register_platform
+from . import card, lorebook, module
+from .describe import describe_risu_book
+from .entries import NS, lorebook_from_risu_entries, risu_entries_from_lorebook
+
+__all__ = ["PLATFORM", "describe_risu_book", "lorebook_from_risu_entries", "risu_entries_from_lorebook"]
 
 
 def _is_native_book(obj: object) -> bool:
@@ -35,5 +42,11 @@ PLATFORM = register_platform(
         book_to_native=risu_entries_from_lorebook,
         book_from_native=lorebook_from_risu_entries,
         native_book_kind=_is_native_book,
-    )
+        services={"losses": partial(book_losses, namespace=NS)},
+    ),
+    # Registration order is listing order.
+    card.CHARX_FORMAT,
+    card.CHARACTER_FORMAT,
+    lorebook.FORMAT,
+    module.FORMAT,
 )

@@ -35,16 +35,17 @@ from ...containers.risum import MODULE_TYPE, read_risum, write_risum
 from ...document import Document
 from ...errors import FormatError, InteropError, InvalidCardError
 from ...jsonio import dump_json, load_json
+from ...jsonvalue import drop_empty
 from ...limits import DEFAULT_LIMITS, Limits
+from ...mappings import load as load_mapping
 from ...model import Card, Lorebook
 from ...model.versions import check_spec_version, to_v3
-from ...transforms.st_risu import drop_empty
+from ...transforms.card_books import card_for
 from ..asset_origin import ORIGINS_MEMBER, load_origins, move, origins_bytes
-from ..card_books import card_for
 from ..card_io import card_from_json
-from ..registry import Format, Probe, ReadContext, WriteContext, get_format, register
+from ..registry import Format, Probe, ReadContext, WriteContext, get_format
+from .describe import describe_risu_book
 from .entries import NS, lorebook_from_risu_entries, risu_entries_from_lorebook
-from .lorebook import describe_risu_book
 from .module import book_from_module, module_from_book
 from .module import module_assets as records_of
 
@@ -360,35 +361,67 @@ def _write_charx(doc: Document, ctx: WriteContext) -> bytes:
         book = Lorebook.model_validate({"entries": [], **({"extensions": {NS: {"module": meta}}} if meta else {})})
     module = module_from_book(book, standalone=False, default_name=f"{data.get('name') or 'Character'} Module")
     module.setdefault("lorebook", [])
+    _scripts_to_module(data, module, risu or {})
+    drop_empty(data, list((risu or {}).get("created") or []))
+    if card.data.character_book is not None:
+        _card_json_book(data, book, risu)
+    members, methods = _members_in_order(doc, source, _module_bytes(doc, module, risu))
+    origins = _embed_assets(doc, ctx, data, members, methods)
+    _carry_other_members(doc, members)
+    _origins_member(doc, origins, members, methods)
+    compression = {name: methods.get(name, ZIP_STORED) for name in members}
+    compression[CARD_JSON] = source.get("compression", {}).get(CARD_JSON, ZIP_STORED) if source else ZIP_STORED
+    prefix = source.get("prefix", b"") if isinstance(source, dict) else b""
+    return write_charx(_card_bytes(raw, source, ctx), members, prefix=prefix or b"", compression=compression)
+
+
+def _scripts_to_module(data: dict[str, Any], module: dict[str, Any], risu: dict[str, Any]) -> None:
+    """The card's regex and triggers move into the module, as Risu writes CHARX.
+
+    A card.json that had its own copy keeps it, unless the scripts were edited since.
+    """
     ext = data.get("extensions")
     risuai = ext.get("risuai") if isinstance(ext, dict) else None
-    card_scripts = (risu or {}).get("card_scripts") or {}
-    original = (risu or {}).get("module") or {}
-    if isinstance(risuai, dict):
-        for module_key, card_key in SCRIPT_KEYS.items():
-            if card_key not in risuai:
-                continue
-            module[module_key] = risuai.pop(card_key)
-            if card_key in card_scripts:  # card.json had its own copy: keep it unless the scripts were edited
-                same = module[module_key] == original.get(module_key)
-                risuai[card_key] = card_scripts[card_key] if same else module[module_key]
-    drop_empty(data, list((risu or {}).get("created") or []))
-    if risu is not None and card.data.character_book is not None and _unchanged(book, risu):
-        data["character_book"] = copy.deepcopy(risu.get("card_book"))  # unchanged: card.json's own view
+    if not isinstance(risuai, dict):
+        return
+    card_scripts = risu.get("card_scripts") or {}
+    original = risu.get("module") or {}
+    for module_key, card_key in SCRIPT_KEYS.items():
+        if card_key not in risuai:
+            continue
+        module[module_key] = risuai.pop(card_key)
+        if card_key in card_scripts:
+            same = module[module_key] == original.get(module_key)
+            risuai[card_key] = card_scripts[card_key] if same else module[module_key]
+
+
+def _card_json_book(data: dict[str, Any], book: Lorebook, risu: dict[str, Any] | None) -> None:
+    """card.json's ``character_book``: its own view while entries and settings are unchanged, else the book."""
+    if risu is not None and _unchanged(book, risu):
+        data["character_book"] = copy.deepcopy(risu.get("card_book"))
         if data["character_book"] is None:
             del data["character_book"]
-    elif card.data.character_book is not None:
+    else:
         data["character_book"] = _card_book_view(book)
-    module_payload: dict[str, Any] = {"module": module, "type": MODULE_TYPE}
+
+
+def _module_bytes(doc: Document, module: dict[str, Any], risu: dict[str, Any] | None) -> bytes:
+    """module.risum: the JSON text read when the module is unchanged, and the module's own asset records."""
+    payload: dict[str, Any] = {"module": module, "type": MODULE_TYPE}
     # A module's own asset records travel inside module.risum (a .risum read as a lorebook, or a Risu CHARX).
-    module_assets: list[bytes] = records_of(doc) if doc.format == "risum" else []
+    assets: list[bytes] = records_of(doc) if doc.format == "risum" else []
     text = None
     if risu is not None:
-        module_assets = list(risu.get("module_assets") or [])
+        assets = list(risu.get("module_assets") or [])
         if risu.get("module") == module:
             text = risu.get("module_json_text")
-    module_bytes = write_risum(text if isinstance(text, bytes) else module_payload, module_assets)
+    return write_risum(text if isinstance(text, bytes) else payload, assets)
 
+
+def _members_in_order(
+    doc: Document, source: Any, module_bytes: bytes
+) -> tuple[dict[str, bytes], dict[str, int]]:
+    """The members of the CHARX read (in its order and compression), with the new module.risum."""
     members: dict[str, bytes] = {}
     methods: dict[str, int] = {}
     if isinstance(source, dict):
@@ -399,8 +432,17 @@ def _write_charx(doc: Document, ctx: WriteContext) -> bytes:
             if blob is not None:
                 members[name] = blob
                 methods[name] = source.get("compression", {}).get(name, ZIP_STORED)
-    members.setdefault(MODULE_MEMBER, module_bytes)
     members[MODULE_MEMBER] = module_bytes
+    return members, methods
+
+
+def _embed_assets(
+    doc: Document, ctx: WriteContext, data: dict[str, Any], members: dict[str, bytes], methods: dict[str, int]
+) -> dict[str, str]:
+    """The card picture as main icon and every asset with bytes as a member in Risu's layout.
+
+    Returns the asset origins with the moves recorded (``asset_origin``).
+    """
     picture = ctx.image if ctx.image is not None else doc.image
     slot, added = (None, False)
     if picture is not None:
@@ -408,48 +450,64 @@ def _write_charx(doc: Document, ctx: WriteContext) -> bytes:
     taken = set(members)
     origins = load_origins(doc)
     assets = data.get("assets")
-    if isinstance(assets, list):
-        for index, asset in enumerate(assets):
-            uri = asset.get("uri") if isinstance(asset, dict) else None
-            if asset is slot and picture is not None:
-                blob: bytes | None = _plain_picture(doc, picture)
-            elif not isinstance(uri, str) or (uri.startswith(EMBED) and uri[len(EMBED) :] in members):
-                continue
-            else:
-                blob = doc.assets.get(uri)
-                if blob is None and uri == "ccdefault:" and doc.image is not None:
-                    blob = _plain_picture(doc, doc.image)
-            if blob is None:
-                continue
-            path, meta = _risu_path(asset, index, blob, taken)
-            members[path] = blob
-            members.setdefault(meta, _x_meta(blob))
-            methods.setdefault(meta, ZIP_DEFLATED)
-            move(origins, asset, EMBED + path)  # recorded: the way back (PNG, plain CHARX) puts it where it was
-            if asset is slot and added:
-                origins.pop(EMBED + path, None)  # a main icon we added has no place to go back to
-    from_charx = isinstance(doc.native.get("charx"), dict)
-    for name, blob in doc.members.items():
-        if name in members or name in (CARD_JSON, ORIGINS_MEMBER):
+    for index, asset in enumerate(assets if isinstance(assets, list) else []):
+        blob = _asset_blob(doc, asset, members, picture if asset is slot else None)
+        if blob is None:
             continue
-        if from_charx and is_safe_member_name(name):
-            members[name] = blob  # other CHARX members (x_meta, app JSON, ...) travel as they are
-        else:
-            doc.warn(f"{doc.format} part {name!r} has no place in a Risu CHARX; not carried")
+        path, meta = _risu_path(asset, index, blob, taken)
+        members[path] = blob
+        members.setdefault(meta, _x_meta(blob))
+        methods.setdefault(meta, ZIP_DEFLATED)
+        move(origins, asset, EMBED + path)  # recorded: the way back (PNG, plain CHARX) puts it where it was
+        if asset is slot and added:
+            origins.pop(EMBED + path, None)  # a main icon we added has no place to go back to
+    return origins
+
+
+def _origins_member(doc: Document, origins: dict[str, str], members: dict[str, bytes], methods: dict[str, int]) -> None:
     origins_blob = origins_bytes(doc, origins)
     if origins_blob is None:
         members.pop(ORIGINS_MEMBER, None)
     else:
         members[ORIGINS_MEMBER] = origins_blob
         methods.setdefault(ORIGINS_MEMBER, ZIP_DEFLATED)
+
+
+def _asset_blob(doc: Document, asset: Any, members: dict[str, bytes], picture: bytes | None) -> bytes | None:
+    """The bytes to embed for one asset descriptor; None when it has none or already points at a member.
+
+    ``picture``: the card picture, given only for the main-icon slot that receives it.
+    """
+    if picture is not None:
+        return _plain_picture(doc, picture)
+    uri = asset.get("uri") if isinstance(asset, dict) else None
+    if not isinstance(uri, str) or (uri.startswith(EMBED) and uri[len(EMBED) :] in members):
+        return None
+    blob = doc.assets.get(uri)
+    if blob is None and uri == "ccdefault:" and doc.image is not None:
+        blob = _plain_picture(doc, doc.image)
+    return blob
+
+
+def _carry_other_members(doc: Document, members: dict[str, bytes]) -> None:
+    """Other CHARX members (x_meta, app JSON, ...) travel as they are; parts of other formats are reported."""
+    from_charx = isinstance(doc.native.get("charx"), dict)
+    for name, blob in doc.members.items():
+        if name in members or name in (CARD_JSON, ORIGINS_MEMBER):
+            continue
+        if from_charx and is_safe_member_name(name):
+            members[name] = blob
+        else:
+            doc.warn(f"{doc.format} part {name!r} has no place in a Risu CHARX; not carried")
+
+
+def _card_bytes(raw: dict[str, Any], source: Any, ctx: WriteContext) -> bytes:
+    """card.json: the bytes read when the card is unchanged (pretty output), else freshly dumped."""
     card_bytes = dump_json(raw, pretty=ctx.pretty)
     original = source.get("card_json") if isinstance(source, dict) else None
     if isinstance(original, bytes) and ctx.pretty and load_json(original) == raw:
-        card_bytes = original
-    compression = {name: methods.get(name, ZIP_STORED) for name in members}
-    compression[CARD_JSON] = source.get("compression", {}).get(CARD_JSON, ZIP_STORED) if source else ZIP_STORED
-    prefix = source.get("prefix", b"") if isinstance(source, dict) else b""
-    return write_charx(card_bytes, members, prefix=prefix or b"", compression=compression)
+        return original
+    return card_bytes
 
 
 def _describe_charx(doc: Document) -> dict[str, Any]:
@@ -464,16 +522,18 @@ def _describe_charx(doc: Document) -> dict[str, Any]:
 
 # --- risu-character: Risu's internal camelCase character object ---------------------
 
-# Risu character key -> canonical data field (mappings/risu.json, card level).
-_CARD_FIELDS = (
-    ("name", "name"), ("desc", "description"), ("personality", "personality"), ("scenario", "scenario"),
-    ("firstMessage", "first_mes"), ("exampleMessage", "mes_example"), ("systemPrompt", "system_prompt"),
-    ("replaceGlobalNote", "post_history_instructions"), ("creatorNotes", "creator_notes"),
-    ("alternateGreetings", "alternate_greetings"), ("tags", "tags"), ("creator", "creator"),
-    ("characterVersion", "character_version"), ("nickname", "nickname"), ("source", "source"),
-    ("group_only_greetings", "group_only_greetings"), ("creation_date", "creation_date"),
-    ("modification_date", "modification_date"),
-)  # fmt: skip
+_MAPPING = load_mapping("risu")
+# Risu character key -> canonical data field: the table's card rows that are plain renames.
+CARD_FIELDS: tuple[tuple[str, str], ...] = tuple(
+    (f.native, f.canonical) for f in _MAPPING.fields_at("card") if f.canonical and "." not in f.canonical
+)
+LORE_SETTINGS_KEY = "loreSettings"
+# loreSettings key -> canonical book field (the table's ``loreSettings.*`` book rows).
+LORE_SETTINGS: tuple[tuple[str, str], ...] = tuple(
+    (f.native.removeprefix(f"{LORE_SETTINGS_KEY}."), f.canonical)
+    for f in _MAPPING.fields_at("book")
+    if f.canonical and f.native.startswith(f"{LORE_SETTINGS_KEY}.")
+)
 _RISUAI_KEYS = {
     "bias": "bias", "viewScreen": "viewScreen", "customscript": "customScripts", "triggerscript": "triggerscript",
     "utilityBot": "utilityBot", "sdData": "sdData", "backgroundHTML": "backgroundHTML", "license": "license",
@@ -496,7 +556,7 @@ def _detect_character(probe: Probe) -> int:
 def card_from_risu_character(obj: dict[str, Any], *, file: str | None = None) -> Card:
     rest = dict(obj)
     data: dict[str, Any] = {}
-    for native, canonical in _CARD_FIELDS:
+    for native, canonical in CARD_FIELDS:
         if native in rest:
             data[canonical] = rest.pop(native)
     additional = rest.get("additionalData")
@@ -511,10 +571,9 @@ def card_from_risu_character(obj: dict[str, Any], *, file: str | None = None) ->
     lore = rest.pop("globalLore", None)
     if lore is not None:
         book = lorebook_from_risu_entries(lore, location="globalLore").dump()
-        settings = rest.pop("loreSettings", None)
+        settings = rest.pop(LORE_SETTINGS_KEY, None)
         if isinstance(settings, dict):
-            for native, canonical in (("scanDepth", "scan_depth"), ("tokenBudget", "token_budget"),
-                                      ("recursiveScanning", "recursive_scanning")):
+            for native, canonical in LORE_SETTINGS:
                 if native in settings:
                     book[canonical] = settings[native]
         lore_ext = rest.pop("loreExt", None)
@@ -544,28 +603,24 @@ def _describe_character(doc: Document) -> dict[str, Any]:
     return describe_risu_book(doc.book)
 
 
-register(
-    Format(
-        name="risu-charx",
-        kind="card",
-        title="RisuAI CHARX (card.json + module.risum, Risu's asset layout)",
-        suffix=".charx",
-        platform="risu",
-        detect=_detect_charx,
-        read=_read_charx,
-        write=_write_charx,
-        describe=_describe_charx,
-    )
+CHARX_FORMAT = Format(
+    name="risu-charx",
+    kind="card",
+    title="RisuAI CHARX (card.json + module.risum, Risu's asset layout)",
+    suffix=".charx",
+    platform="risu",
+    detect=_detect_charx,
+    read=_read_charx,
+    write=_write_charx,
+    describe=_describe_charx,
 )
-register(
-    Format(
-        name="risu-character",
-        kind="card",
-        title="RisuAI internal character JSON (camelCase: firstMessage, globalLore, ...)",
-        suffix=".json",
-        platform="risu",
-        detect=_detect_character,
-        read=_read_character,
-        describe=_describe_character,
-    )
+CHARACTER_FORMAT = Format(
+    name="risu-character",
+    kind="card",
+    title="RisuAI internal character JSON (camelCase: firstMessage, globalLore, ...)",
+    suffix=".json",
+    platform="risu",
+    detect=_detect_character,
+    read=_read_character,
+    describe=_describe_character,
 )

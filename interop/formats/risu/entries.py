@@ -16,10 +16,10 @@ list unchanged. Layout in the canonical model (also in mappings/risu.json):
   ``{"id", "name", "position", "parent", "fields"}`` where ``position`` is the
   number of entries before the folder and ``fields`` its other raw fields.
 * Decorators with an exact SillyTavern field become that field
-  (``risu_decorators``); the original lines are recorded in
+  (``interop.transforms.st_risu``); the original lines are recorded in
   ``entry.extensions.risuai.decorators`` and written back unchanged. After a
   trip through SillyTavern, the template defaults its writers filled in are
-  dropped again (``risu_st_filler``) and the lines are recognised on the next read
+  dropped again (``interop.transforms.st_filler``) and the lines are recognised on the next read
   even though the entry now carries a stash (``enabled``, ``position``, ...).
 * Writing canonical data Risu cannot hold stashes it in the entry's
   ``extentions.interop_stash``, which Risu keeps and ignores: ``entry`` (fields
@@ -37,28 +37,24 @@ list unchanged. Layout in the canonical model (also in mappings/risu.json):
 from __future__ import annotations
 
 import copy
-import json
+from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import InvalidCardError
+from ...jsonvalue import drop_empty, get_path, json_equal, pop_path, set_path
 from ...mappings import load as load_mapping
 from ...model import Lorebook, as_str_list
 from ...model.decorators import JS_WHITESPACE
 from ...transforms import st_risu as deco
-from .st_filler import drop_st_filler
+from ...transforms.for_risu import entry_for_risu
+from ...transforms.st_risu import Generated
 
 FOLDER_PREFIX = "\uf000folder:"
 NS = "risuai"
 STASH = "interop_stash"
-CASE_KEY = "risu_case_sensitive"
 KEY_FIELDS = ("key", "secondkey")
-REQUIRED = ("key", "comment", "content", "mode", "insertorder", "alwaysActive", "secondkey", "selective")
 FILLED_FOR_FOREIGN = ("mode", "bookVersion")
 CARD_FIELDS = ("mode", "folder")  # non-spec fields Risu's card export adds to CCv3 entries
-FIELD_ORDER = (
-    "key", "comment", "content", "mode", "insertorder", "alwaysActive", "secondkey", "selective",
-    "useRegex", "folder", "bookVersion", "extentions", "activationPercent", "loreCache", "id",
-)  # fmt: skip
 
 _MAPPING = load_mapping("risu")
 _ENTRY_FIELDS = _MAPPING.fields_at("entry")
@@ -70,6 +66,12 @@ NATIVE_ONLY: tuple[str, ...] = tuple(
     f.native for f in _ENTRY_FIELDS if f.canonical and f.canonical.startswith(f"extensions.{NS}.")
 )
 DEFAULTS: dict[str, Any] = _MAPPING.defaults("entry")
+REQUIRED: tuple[str, ...] = tuple(_MAPPING.required_fields("entry"))  # what Risu's addLorebook writes
+FIELD_ORDER: tuple[str, ...] = tuple(_MAPPING.native_order("entry"))  # Risu's own key order
+# The ``extentions`` key holding ``case_sensitive`` (Risu itself never reads it).
+_CASE_ROW = _MAPPING.by_canonical("entry", "case_sensitive")
+assert _CASE_ROW is not None and _CASE_ROW.native.startswith("extentions."), "mappings/risu.json: case_sensitive"
+CASE_KEY: str = _CASE_ROW.native.removeprefix("extentions.")
 _MISSING = object()
 
 
@@ -102,20 +104,25 @@ def entry_from_risu(raw: dict[str, Any]) -> dict[str, Any]:
     """
     for use_stash, translate in ((True, True), (False, True), (False, False)):
         data = _entry_from_risu(copy.deepcopy(raw), use_stash=use_stash, translate=translate)
-        if same_json(entry_to_risu(data), raw):
+        if json_equal(entry_to_risu(data), raw):
             return data
     return data
 
 
-def same_json(a: Any, b: Any) -> bool:
-    """Deep equality that tells 1, 1.0 and true apart (as the identity rule's deepdiff does)."""
-    try:
-        return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
-    except (TypeError, ValueError):
-        return bool(a == b)
-
-
 def _entry_from_risu(raw: dict[str, Any], *, use_stash: bool, translate: bool) -> dict[str, Any]:
+    data, ns, native_ext = _fields_from_risu(raw)
+    extensions, marker = _split_extentions(native_ext, data, ns, use_stash=use_stash)
+    if marker is None:
+        data["extensions"] = {**extensions, NS: ns}
+        record = deco.from_risu(data) if translate else None
+        if record is not None:
+            ns["decorators"] = record
+        return data
+    return _apply_marker(raw, data, ns, extensions, marker)
+
+
+def _fields_from_risu(raw: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], Any]:
+    """(canonical fields, the ``risuai`` namespace, the raw ``extentions`` value or ``_MISSING``)."""
     data: dict[str, Any] = {}
     ns: dict[str, Any] = {}
     text: dict[str, Any] = {}
@@ -125,13 +132,7 @@ def _entry_from_risu(raw: dict[str, Any], *, use_stash: bool, translate: bool) -
         if name == "extentions":
             native_ext = value
         elif name in KEY_FIELDS:
-            if isinstance(value, str):
-                parts = split_keys(value)
-                data[RENAMES[name]] = parts
-                if ", ".join(parts) != value:
-                    text[name] = value
-            else:
-                text[name] = value  # off-type: kept verbatim, the canonical list stays unset
+            _read_keys(name, value, data, text)
         elif name in RENAMES:
             data[RENAMES[name]] = value
         elif name == "folder":
@@ -145,35 +146,64 @@ def _entry_from_risu(raw: dict[str, Any], *, use_stash: bool, translate: bool) -
         ns["text"] = text
     if extra:
         ns["extra"] = extra
+    return data, ns, native_ext
 
-    marker: dict[str, Any] | None = None
-    extensions: dict[str, Any] = {}
-    if isinstance(native_ext, dict):
-        extensions = dict(native_ext)
-        if use_stash and isinstance(extensions.get(STASH), dict):
-            marker = extensions.pop(STASH)
-        if CASE_KEY in extensions:
-            data["case_sensitive"] = extensions.pop(CASE_KEY)
-        if NS in extensions:
-            ns["extentions_risuai"] = extensions.pop(NS)
-        if not native_ext:
-            ns["empty_extentions"] = True
-    elif native_ext is not _MISSING:
-        ns["extentions"] = native_ext
 
-    if marker is None:
-        data["extensions"] = {**extensions, NS: ns}
-        record = deco.from_risu(data) if translate else None
-        if record is not None:
-            ns["decorators"] = record
-        return data
-    return _apply_marker(raw, data, ns, extensions, marker)
+def _read_keys(name: str, value: Any, data: dict[str, Any], text: dict[str, Any]) -> None:
+    """A ``key``/``secondkey`` text as the canonical list; the text itself when the list does not give it back."""
+    if not isinstance(value, str):
+        text[name] = value  # off-type: kept verbatim, the canonical list stays unset
+        return
+    parts = split_keys(value)
+    data[RENAMES[name]] = parts
+    if ", ".join(parts) != value:
+        text[name] = value
+
+
+def _split_extentions(
+    native_ext: Any, data: dict[str, Any], ns: dict[str, Any], *, use_stash: bool
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The entry's other ``extentions`` keys and our stash (None when not used); the rest goes to ``data``/``ns``."""
+    if not isinstance(native_ext, dict):
+        if native_ext is not _MISSING:
+            ns["extentions"] = native_ext
+        return {}, None
+    extensions = dict(native_ext)
+    marker = extensions.pop(STASH) if use_stash and isinstance(extensions.get(STASH), dict) else None
+    if CASE_KEY in extensions:
+        data["case_sensitive"] = extensions.pop(CASE_KEY)
+    if NS in extensions:
+        ns["extentions_risuai"] = extensions.pop(NS)
+    if not native_ext:
+        ns["empty_extentions"] = True
+    return extensions, marker
 
 
 def _apply_marker(
     raw: dict[str, Any], data: dict[str, Any], ns: dict[str, Any], extensions: dict[str, Any], marker: dict[str, Any]
 ) -> dict[str, Any]:
     """Undo what ``entry_to_risu`` did to a canonical entry that did not come from Risu."""
+    _unfill(raw, data, ns, extensions, marker)
+    stashed = marker.get("entry") if isinstance(marker.get("entry"), dict) else {}
+    _restore_key_lists(raw, data, ns, stashed)
+    absent = set(marker.get("absent") or ())
+    if extensions or ns or "extensions" not in absent:
+        data["extensions"] = {**extensions, **({NS: ns} if ns else {})}
+    for name, value in stashed.items():
+        if name not in ("keys", "secondary_keys"):
+            data[name] = copy.deepcopy(value)
+    _reread_decorators(data, marker)
+    for name in absent - {"extensions"}:
+        native = NATIVE_OF.get(name)
+        if native is not None and data.get(name) == _canonical_default(native):
+            data.pop(name, None)
+    return data
+
+
+def _unfill(
+    raw: dict[str, Any], data: dict[str, Any], ns: dict[str, Any], extensions: dict[str, Any], marker: dict[str, Any]
+) -> None:
+    """Drop the Risu fields we filled in; put the case flag and the card entry's mode/folder back where they were."""
     for native in marker.get("filled") or ():
         if native in ns and ns[native] == DEFAULTS.get(native):
             del ns[native]
@@ -184,12 +214,14 @@ def _apply_marker(
             data[name] = raw[name]
             for key in (name, f"{name}_key"):
                 ns.pop(key, None)
-    stashed = marker.get("entry") if isinstance(marker.get("entry"), dict) else {}
+
+
+def _restore_key_lists(raw: dict[str, Any], data: dict[str, Any], ns: dict[str, Any], stashed: dict[str, Any]) -> None:
+    """The exact stashed key lists win, but only while Risu's text still says the same thing."""
     text = ns.get("text") if isinstance(ns.get("text"), dict) else {}
     for name in ("keys", "secondary_keys"):
         native = NATIVE_OF[name]
         current = raw.get(native)
-        # The exact list wins only while Risu's text still says the same thing.
         if (
             name in stashed
             and isinstance(current, str)
@@ -199,12 +231,10 @@ def _apply_marker(
             text.pop(native, None)
     if "text" in ns and not text:
         del ns["text"]
-    absent = set(marker.get("absent") or ())
-    if extensions or ns or "extensions" not in absent:
-        data["extensions"] = {**extensions, **({NS: ns} if ns else {})}
-    for name, value in stashed.items():
-        if name not in ("keys", "secondary_keys"):
-            data[name] = copy.deepcopy(value)
+
+
+def _reread_decorators(data: dict[str, Any], marker: dict[str, Any]) -> None:
+    """Remove the decorator lines we generated; read the user's own lines as Risu decorators."""
     generated = marker.get("decorators")
     edited = isinstance(generated, dict) and not deco.strip_generated(
         data, generated.get("text", ""), generated.get("fields", {})
@@ -216,11 +246,6 @@ def _apply_marker(
         record = deco.from_risu(data)
         if record is not None and isinstance(data.get("extensions"), dict):
             data["extensions"].setdefault(NS, {})["decorators"] = record
-    for name in absent - {"extensions"}:
-        native = NATIVE_OF.get(name)
-        if native is not None and data.get(name) == _canonical_default(native):
-            data.pop(name, None)
-    return data
 
 
 def folder_from_risu(raw: dict[str, Any], position: int) -> dict[str, Any]:
@@ -280,58 +305,101 @@ def _write_keys(value: Any, native: str, text: dict[str, Any], stash: dict[str, 
     return ", ".join(as_str_list(value))
 
 
+@dataclass
+class _Stash:
+    """What writing an entry to Risu records in ``extentions.interop_stash`` so reading can undo it."""
+
+    entry: dict[str, Any] = field(default_factory=dict)
+    absent: list[str] = field(default_factory=list)
+    filled: list[str] = field(default_factory=list)
+    card_fields: list[str] = field(default_factory=list)
+
+    def marker(self, *, case_in_extensions: bool, generated: Generated) -> dict[str, Any]:
+        decorators = {"text": generated.text, "fields": generated.fields} if generated.text else None
+        return {
+            k: v
+            for k, v in (
+                ("entry", self.entry),
+                ("absent", self.absent),
+                ("filled", self.filled),
+                ("card_fields", self.card_fields),
+                ("case_in_extensions", case_in_extensions),
+                ("decorators", decorators),
+            )
+            if v
+        }
+
+
 def entry_to_risu(entry: dict[str, Any]) -> dict[str, Any]:
     """One canonical entry dict as a raw Risu entry (the input is not modified)."""
     d = copy.deepcopy(entry)
-    ext = d.get("extensions", _MISSING)
-    ns: dict[str, Any] | None = None
-    if isinstance(ext, dict) and isinstance(ext.get(NS), dict):
-        ns = ext.pop(NS)
-    from_risu = ns is not None
-    ns = ns or {}
-    text = ns.get("text") if isinstance(ns.get("text"), dict) else {}
-
+    ns, from_risu = _pop_namespace(d)
     content_absent = "content" not in d
-    generated = deco.Generated()
-    record = ns.get("decorators")
-    deco.strip_card_line(d, record)  # the line a card writer added for Risu's card import
-    if isinstance(record, dict):
-        drop_st_filler(d, record)
-    if not (isinstance(record, dict) and deco.restore_text(d, record)):
-        generated = deco.to_risu(d)
-        if isinstance(record, dict):
-            deco.drop_empty(d, list(record.get("created") or []))
-        if generated.text:
-            content = d.get("content")
-            d["content"] = generated.text + (content if isinstance(content, str) else "")
+    generated = entry_for_risu(d, ns.get("decorators"))
     ext = d.pop("extensions", _MISSING)
 
+    stash = _Stash()
+    out = _write_mapped(d, ns, stash, from_risu=from_risu)
+    if not from_risu:
+        if content_absent and "content" in out:
+            stash.absent.append("content")  # only generated decorator lines are in it
+        _write_foreign(d, out, stash)
+    _write_risu_only(ns, out)
+
+    native_ext, case_in_extensions = _native_extentions(ext, ns, d, stash)
+    # Whatever canonical data is left (enabled, priority, position, name, unknown keys) has no Risu field.
+    stash.entry.update(d)
+    marker = stash.marker(case_in_extensions=case_in_extensions and not from_risu, generated=generated)
+    if marker:
+        native_ext[STASH] = marker
+        if not isinstance(ext, dict):
+            marker.setdefault("absent", []).append("extensions")
+    if "extentions" in ns:
+        out["extentions"] = ns["extentions"]
+    elif native_ext or ns.get("empty_extentions") or (not from_risu and isinstance(ext, dict)):
+        out["extentions"] = native_ext
+    return _ordered(out)
+
+
+def _pop_namespace(d: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """The entry's ``extensions.risuai`` (popped) and whether it came from Risu (it has one)."""
+    ext = d.get("extensions", _MISSING)
+    if isinstance(ext, dict) and isinstance(ext.get(NS), dict):
+        return ext.pop(NS), True
+    return {}, False
+
+
+def _write_mapped(d: dict[str, Any], ns: dict[str, Any], stash: _Stash, *, from_risu: bool) -> dict[str, Any]:
+    """The mapped fields (popped from ``d``); a foreign entry gets the fields Risu requires."""
+    text = ns.get("text") if isinstance(ns.get("text"), dict) else {}
     out: dict[str, Any] = {}
-    stash: dict[str, Any] = {}
-    absent: list[str] = []
-    filled: list[str] = []
     for native, canon in RENAMES.items():
         if canon in d:
             value = d.pop(canon)
-            out[native] = _write_keys(value, native, text, stash, canon) if native in KEY_FIELDS else value
+            out[native] = _write_keys(value, native, text, stash.entry, canon) if native in KEY_FIELDS else value
         elif native in text and not isinstance(text[native], str):
             out[native] = text[native]
         elif not from_risu and native in REQUIRED:
             out[native] = DEFAULTS[native]
-            absent.append(canon)
-    if content_absent and "content" in out and not from_risu:
-        absent.append("content")  # only generated decorator lines are in it
-    card_fields: list[str] = []
-    if not from_risu:
-        # Risu's own CCv3 export puts mode/folder on card entries: they are Risu's fields again.
-        for name in CARD_FIELDS:
-            if isinstance(d.get(name), str):
-                out[name] = d.pop(name)
-                card_fields.append(name)
-        for native in FILLED_FOR_FOREIGN:
-            if native not in out:
-                out[native] = DEFAULTS[native]
-                filled.append(native)
+            stash.absent.append(canon)
+    return out
+
+
+def _write_foreign(d: dict[str, Any], out: dict[str, Any], stash: _Stash) -> None:
+    """An entry from elsewhere: a CCv3 card entry's mode/folder and the fields Risu fills in for new entries."""
+    # Risu's own CCv3 export puts mode/folder on card entries: they are Risu's fields again.
+    for name in CARD_FIELDS:
+        if isinstance(d.get(name), str):
+            out[name] = d.pop(name)
+            stash.card_fields.append(name)
+    for native in FILLED_FOR_FOREIGN:
+        if native not in out:
+            out[native] = DEFAULTS[native]
+            stash.filled.append(native)
+
+
+def _write_risu_only(ns: dict[str, Any], out: dict[str, Any]) -> None:
+    """The Risu-only fields kept in the namespace: mode, folder, bookVersion, ..., unknown fields."""
     for name in NATIVE_ONLY:
         if name in ns and name != "folder":
             out[name] = ns[name]
@@ -341,39 +409,20 @@ def entry_to_risu(entry: dict[str, Any]) -> dict[str, Any]:
         out["folder"] = ns["folder_key"]
     out.update(ns.get("extra") or {})
 
+
+def _native_extentions(ext: Any, ns: dict[str, Any], d: dict[str, Any], stash: _Stash) -> tuple[dict[str, Any], bool]:
+    """The entry's ``extentions`` (without our stash yet) and whether it held its own case flag."""
     native_ext: dict[str, Any] = {}
     if isinstance(ext, dict):
         native_ext = ext
     elif ext is not _MISSING:
-        stash["extensions"] = ext  # an off-type canonical value
+        stash.entry["extensions"] = ext  # an off-type canonical value
     if "extentions_risuai" in ns:
         native_ext[NS] = ns["extentions_risuai"]
     case_in_extensions = CASE_KEY in native_ext  # a Risu card export's entry: its own copy stays as it is
     if "case_sensitive" in d and not case_in_extensions:
         native_ext[CASE_KEY] = d.pop("case_sensitive")
-    # Whatever canonical data is left (enabled, priority, position, name, unknown keys) has no Risu field.
-    stash.update(d)
-    marker = {
-        k: v
-        for k, v in (
-            ("entry", stash),
-            ("absent", absent),
-            ("filled", filled),
-            ("card_fields", card_fields),
-            ("case_in_extensions", case_in_extensions and not from_risu),
-            ("decorators", {"text": generated.text, "fields": generated.fields} if generated.text else None),
-        )
-        if v
-    }
-    if marker:
-        native_ext[STASH] = marker
-        if ext is _MISSING or not isinstance(ext, dict):
-            marker.setdefault("absent", []).append("extensions")
-    if "extentions" in ns:
-        out["extentions"] = ns["extentions"]
-    elif native_ext or ns.get("empty_extentions") or (not from_risu and isinstance(ext, dict)):
-        out["extentions"] = native_ext
-    return _ordered(out)
+    return native_ext, case_in_extensions
 
 
 def _ordered(out: dict[str, Any]) -> dict[str, Any]:
@@ -431,11 +480,11 @@ def book_stash(book: Lorebook, *, native: tuple[str, ...] = (f"extensions.{NS}.f
     data = book.dump()
     data.pop("entries", None)
     for path in native:
-        if not deco.get_path(data, path):
+        if not get_path(data, path):
             continue
-        deco.pop_path(data, path)
+        pop_path(data, path)
         parents = path.split(".")[:-1]
-        deco.drop_empty(data, [".".join(parents[: i + 1]) for i in range(len(parents))])
+        drop_empty(data, [".".join(parents[: i + 1]) for i in range(len(parents))])
     return data
 
 
@@ -448,7 +497,7 @@ def book_with_stash(book: Lorebook, stash: dict[str, Any]) -> Lorebook:
         if name in current:
             merged[name] = current[name]
     for key, value in book.ext(NS).items():
-        if not deco.set_path(merged, f"extensions.{NS}.{key}", value):
+        if not set_path(merged, f"extensions.{NS}.{key}", value):
             merged["extensions"] = {NS: {key: value}}  # the stash held an off-type value there
     merged["entries"] = current.get("entries", [])
     return Lorebook.model_validate(merged)

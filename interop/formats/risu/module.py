@@ -27,8 +27,10 @@ from ...containers.risum import MODULE_TYPE, looks_like_risum, read_risum, write
 from ...convert import as_lorebook
 from ...document import Document
 from ...errors import InvalidCardError
+from ...jsonvalue import json_equal
 from ...model import Lorebook
-from ..registry import Format, Probe, ReadContext, WriteContext, register
+from ..registry import Format, Probe, ReadContext, WriteContext
+from .describe import describe_risu_book
 from .entries import (
     NS,
     STASH,
@@ -36,7 +38,6 @@ from .entries import (
     book_with_stash,
     lorebook_from_risu_entries,
     risu_entries_from_lorebook,
-    same_json,
 )
 
 ASSET_URI = "risum-asset:{}"
@@ -57,7 +58,7 @@ def book_from_module(module: dict[str, Any], *, location: str = "module", standa
     """
     book = _book_from_module(module, location=location, standalone=standalone, use_stash=True)
     name = module.get("name") if isinstance(module.get("name"), str) else None
-    if STASH in module and not same_json(module_from_book(book, standalone=standalone, default_name=name), module):
+    if STASH in module and not json_equal(module_from_book(book, standalone=standalone, default_name=name), module):
         book = _book_from_module(module, location=location, standalone=standalone, use_stash=False)
     return book
 
@@ -184,8 +185,6 @@ def _write(doc: Document, ctx: WriteContext) -> bytes:
 
 
 def _describe(doc: Document) -> dict[str, Any]:
-    from .lorebook import describe_risu_book
-
     book = doc.book
     module = doc.native.get("module_json") if doc.format == "risum" else None
     if not isinstance(module, dict):  # the module as written, ids included; else the canonical metadata
@@ -200,16 +199,14 @@ def _describe(doc: Document) -> dict[str, Any]:
     return facts
 
 
-register(
-    Format(
-        name="risum",
-        kind="lorebook",
-        title="RisuAI module (.risum: lorebook, regex, triggers, assets)",
-        suffix=".risum",
-        platform="risu",
-        detect=_detect,
-        read=_read,
-        write=_write,
-        describe=_describe,
-    )
+FORMAT = Format(
+    name="risum",
+    kind="lorebook",
+    title="RisuAI module (.risum: lorebook, regex, triggers, assets)",
+    suffix=".risum",
+    platform="risu",
+    detect=_detect,
+    read=_read,
+    write=_write,
+    describe=_describe,
 )

@@ -14,12 +14,12 @@ from typing import Any
 
 from ..convert import as_card, as_lorebook
 from ..document import Document
+from ..formats.card_dates import DATE_FIELDS, record_of, restored_dates, translated_dates
+from ..formats.registry import get_platform
 from ..memo import memoized
 from ..model import Card, Lorebook, LorebookEntry
 from ..model.versions import required_defaults, spec_of
-from ..transforms.st_risu import add_card_line
-from .card_dates import DATE_FIELDS, record_of, restored_dates, translated_dates
-from .registry import get_platform
+from .risu_card_line import add_card_line
 
 NO_FLAT_KEYS = ("agnai-card", "risu-charx")
 """Targets whose app never reads entry ``extensions``: Agnai's ``characterBookToNative`` /
@@ -81,7 +81,7 @@ def _risu_disabled_lines(book: Lorebook) -> Lorebook:
     """Entries a Risu source disabled with ``@@dont_activate`` get that line back in content.
 
     RisuAI's card import drops ``enabled`` (``convertCharbook``), so without the line Risu would
-    load them active; SillyTavern loads them disabled either way (``risu_decorators.CARD_LINE``).
+    load them active; SillyTavern loads them disabled either way (``risu_card_line.CARD_LINE``).
     The line is recorded in the entry's decorator record, so the way back removes it.
     """
     entries = list(book.entries)

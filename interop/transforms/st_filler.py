@@ -1,6 +1,6 @@
 """Recognise what SillyTavern's writers filled into a Risu entry that went through SillyTavern.
 
-A Risu entry whose decorators became SillyTavern fields (``risu_decorators.from_risu``)
+A Risu entry whose decorators became SillyTavern fields (``st_risu.from_risu``)
 records in ``extensions.risuai.decorators.created`` that the SillyTavern namespace
 did not exist before. Written to a SillyTavern world or card and read back, the
 entry carries the whole template ST's importer fills in (``trigger_percent: 100``,
@@ -21,10 +21,11 @@ import json
 from dataclasses import astuple
 from typing import Any
 
-from ...errors import InteropError
-from ...model import Lorebook
-from ...transforms import st_risu as deco
-from ..registry import get_platform
+from ..errors import InteropError
+from ..formats.registry import get_platform
+from ..jsonvalue import get_path, has_path, set_path
+from ..model import Lorebook
+from . import st_risu as deco
 
 ST = "sillytavern"
 
@@ -34,6 +35,8 @@ def _st(name: str):
     service = get_platform(ST).service(name)
     assert service is not None, f"the sillytavern platform has no {name}"
     return service
+
+
 CARD_WRITER_RECORDS = ("added_fields", "world_extensions")
 ST_ENTRY_CONTAINERS = ("extensions.sillytavern", "extensions.sillytavern.entry")
 # Filled from the entry's place in the book, not from the entry: any value is the writer's.
@@ -47,7 +50,7 @@ def _comparable(extensions: Any) -> str:
     if not isinstance(extensions, dict):
         return json.dumps(extensions, sort_keys=True, default=repr)
     out = copy.deepcopy(extensions)
-    for container in (out, deco.get_path(out, "sillytavern.entry")):
+    for container in (out, get_path(out, "sillytavern.entry")):
         if isinstance(container, dict):
             for name in INDEX_FIELDS:
                 if isinstance(container.get(name), int):
@@ -69,8 +72,8 @@ def _before_st(entry: dict[str, Any], record: dict[str, Any]) -> dict[str, Any] 
     for path in fields if isinstance(fields, dict) else {}:
         # The current value: in the namespace (world file) or in its flat key (card), as ST wrote it.
         for source in (path, FLAT_OF.get(path)):
-            if source is not None and deco.has_path(entry, source):
-                deco.set_path(probe, path, copy.deepcopy(deco.get_path(entry, source)))
+            if source is not None and has_path(entry, source):
+                set_path(probe, path, copy.deepcopy(get_path(entry, source)))
                 break
     return probe
 
@@ -105,7 +108,7 @@ def drop_st_filler(entry: dict[str, Any], record: Any) -> None:
     # What a card writer records for the way back to a world (card_books: the V3 fields it added,
     # the world entry's own extension keys) is not ST's template either: compared without it; the
     # added fields themselves stay (Risu's own card export writes them too).
-    ns = deco.get_path(entry, "extensions.sillytavern.entry")
+    ns = get_path(entry, "extensions.sillytavern.entry")
     records = {k: ns.pop(k) for k in CARD_WRITER_RECORDS if k in ns} if isinstance(ns, dict) else {}
     try:
         filled = _filled_by_world(entry, probe) or _filled_by_card(entry, probe)
