@@ -1,15 +1,13 @@
 """Renders docs/fidelity.md from the mapping tables: the platform matrix and where stashes go.
 
-``python -m interop.fidelity.matrix --write`` rewrites the file; ``--check``
-exits 1 when it is out of date (run in CI and by tests/fidelity/test_matrix_doc.py).
+``python -m interop.docs --write`` rewrites the file (with every other generated document);
+``--check`` exits 1 when it is out of date (run in CI and by tests/fidelity/test_matrix_doc.py).
 Everything platform-specific in the document comes from ``mappings/*.json``
 except the short paragraph per platform below saying why its stash survives.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
 from pathlib import Path
 
 from ..mappings import FATES, Mapping, TargetRule, all_mappings
@@ -56,7 +54,7 @@ STASH_WHY: dict[str, str] = {
 INTRO = """\
 # Fidelity: what each conversion keeps, translates, stashes, approximates or loses
 
-<!-- generated from mappings/*.json by `python -m interop.fidelity.matrix --write`; do not edit -->
+<!-- generated from mappings/*.json by `python -m interop.docs --write`; do not edit -->
 
 `interop convert FILE --to TARGET` reports the fate of every field of the source:
 
@@ -256,27 +254,3 @@ def render(mappings: list[Mapping] | None = None) -> str:
                 lines.append(f"  * `{rule.pattern}` -> {where}{reason}")
             lines.append("")
     return "\n".join(lines).rstrip() + "\n"
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    group = parser.add_mutually_exclusive_group(required=True)
-    group.add_argument("--write", action="store_true", help="rewrite the document")
-    group.add_argument("--check", action="store_true", help="exit 1 if the document is out of date")
-    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="default: %(default)s")
-    args = parser.parse_args(argv)
-    text = render()
-    current = args.output.read_text(encoding="utf-8") if args.output.exists() else None
-    if current == text:
-        return 0
-    if args.write:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(text, encoding="utf-8")
-        print(f"wrote {args.output}")
-        return 0
-    print(f"out of date: {args.output} (run python -m interop.fidelity.matrix --write)", file=sys.stderr)
-    return 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())
