@@ -180,15 +180,42 @@ def mappings_dir() -> Path:
     return data_dir("mappings")
 
 
+_EXTRA_TABLES: dict[str, Path] = {}
+"""Tables shipped next to a platform package outside ``mappings/`` (platform -> file)."""
+
+
+def register_table(path: Path) -> Mapping:
+    """Make the table at ``path`` loadable by its ``platform`` name, like one in ``mappings/``.
+
+    For a platform package that lives outside this repository (an ``interop.platforms`` entry
+    point, a test's sample platform): its ``__init__`` registers the table it ships beside it.
+    """
+    with path.open(encoding="utf-8") as handle:
+        mapping = _parse(json.load(handle), str(path))
+    _EXTRA_TABLES[mapping.platform] = path
+    load.cache_clear()
+    return load(mapping.platform)
+
+
+def unregister_table(platform: str) -> None:
+    if _EXTRA_TABLES.pop(platform, None) is not None:
+        load.cache_clear()
+
+
+def table_path(platform: str) -> Path:
+    return _EXTRA_TABLES.get(platform) or mappings_dir() / f"{platform}.json"
+
+
 @functools.cache
 def load(platform: str) -> Mapping:
-    path = mappings_dir() / f"{platform}.json"
+    path = table_path(platform)
     with path.open(encoding="utf-8") as handle:
         return _parse(json.load(handle), str(path))
 
 
 def all_mappings() -> list[Mapping]:
-    return [load(p.stem) for p in sorted(mappings_dir().glob("*.json"))]
+    names = {p.stem for p in mappings_dir().glob("*.json")} | set(_EXTRA_TABLES)
+    return [load(name) for name in sorted(names)]
 
 
 def target_rule(target_format: str, path: str) -> TargetRule | None:
