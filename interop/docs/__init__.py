@@ -58,7 +58,11 @@ def main(argv: list[str] | None = None) -> int:
     group.add_argument("--check", action="store_true", help="exit 1 if any document is out of date")
     parser.add_argument("--root", type=Path, default=Path("."), help="repository root (default: %(default)s)")
     args = parser.parse_args(argv)
-    stale = stale_docs(args.root)
+    try:
+        stale = stale_docs(args.root)
+    except ValueError as exc:  # e.g. no README.md under --root
+        print(f"python -m interop.docs: {exc}", file=sys.stderr)
+        return 2
     for path, text in stale.items():
         if args.write:
             path.parent.mkdir(parents=True, exist_ok=True)
