@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -45,15 +44,6 @@ def corpus_params(files: list[Path], what: str) -> list[object]:
         reason = f"no {what} files found (is ../shared beside the repo?)"
         return [pytest.param(None, marks=pytest.mark.skip(reason=reason))]
     return [pytest.param(p, id=p.name) for p in files]
-
-
-def corpus_pairs(pairs: list[tuple[Any, ...]], what: str, arity: int = 2) -> list[object]:
-    """pytest params for the (file, ...) combinations that apply, or one skipped param when the
-    corpus is absent: tests list only what applies instead of skipping inside (tests/validator.py)."""
-    if not pairs:
-        reason = f"no {what} files found (is ../shared beside the repo?)"
-        return [pytest.param(*([None] * arity), marks=pytest.mark.skip(reason=reason))]
-    return [pytest.param(*pair, id="-".join(str(getattr(x, "name", x)) for x in pair)) for pair in pairs]
 
 
 @pytest.fixture

@@ -206,6 +206,15 @@ def split_pairs(
     return applicable, refused
 
 
+def corpus_pairs(pairs: list[tuple[Any, ...]], what: str, arity: int = 2) -> list[object]:
+    """pytest params for the (file, ...) combinations that apply, or one skipped param when the
+    corpus is absent: tests list only what applies instead of skipping inside."""
+    if not pairs:
+        reason = f"no {what} files found (is ../shared beside the repo?)"
+        return [pytest.param(*([None] * arity), marks=pytest.mark.skip(reason=reason))]
+    return [pytest.param(*pair, id="-".join(str(getattr(x, "name", x)) for x in pair)) for pair in pairs]
+
+
 def pair_params(pairs: list[Pair], what: str) -> list[object]:
     """pytest params ``(src_fmt, target, path)``, or one param skipped because the corpus is absent."""
     if not pairs:

@@ -17,7 +17,8 @@ from interop.engine.profiles.st_scan import STScan
 from interop.engine.state import ChatState
 from interop.engine.tokenizers import ApproxTokenizer
 from interop.errors import InteropError
-from tests.conftest import corpus_pairs, corpus_params, shared_files
+from tests.conftest import corpus_params, shared_files
+from tests.validator import corpus_pairs
 
 WORLDS = shared_files("st-worldinfo")
 LOREBOOKS = shared_files("st-worldinfo", "risu", "lorebook-v2")

@@ -22,9 +22,9 @@ from interop.fidelity.apps import sillytavern_check
 from interop.fidelity.entrydiff import diff_documents
 from interop.fidelity.roundtrip import roundtrip
 from interop.formats.sillytavern.adapter import flat_keys
-from tests.conftest import PROJECT_CORPUS, SHARED_CORPUS, corpus_pairs, corpus_params, shared_files
+from tests.conftest import PROJECT_CORPUS, SHARED_CORPUS, corpus_params, shared_files
 from tests.st_exporter import INDEX_FALLBACK, POSITION_FALLBACK, ST_FLAT_KEYS
-from tests.validator import refusal
+from tests.validator import corpus_pairs, refusal
 
 CARD_TARGETS = ("ccv3", "ccv2", "png", "charx", "character_book", "lorebook_v3", "sillytavern-card")
 REAL_FILES = [p for p in shared_files(".") if p.name != "MANIFEST.tsv"]
