@@ -40,7 +40,7 @@ def _details(f: FieldMap) -> list[str]:
     if f.required:
         out.append("required")
     if f.has_card_default:
-        out.append(f"card import default `{_cell(f.card_default)}`")
+        out.append(f"card import default `{_cell(json.dumps(f.card_default, ensure_ascii=False))}`")
     if f.values:
         out.append("values " + ", ".join(f"`{native}` = {_cell(name)}" for native, name in f.values.items()))
     if f.world is not None:

@@ -3,7 +3,8 @@
 ``python -m interop.docs --write`` rewrites the file (with every other generated document);
 ``--check`` exits 1 when it is out of date (run in CI and by tests/fidelity/test_matrix_doc.py).
 Everything platform-specific in the document comes from ``mappings/*.json``
-except the short paragraph per platform below saying why its stash survives.
+except the short paragraph per platform saying why its stash survives, which moves from
+``STASH_WHY`` below into each table's ``stash_why`` (keyed by the platform name).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from .rules import RuleBook
 
 DEFAULT_OUTPUT = Path("docs/fidelity.md")
 
-# Why a stash survives on each platform (facts from ../shared/reference/*.md).
+# Why a stash survives on each platform (facts from ../shared/reference/*.md). A table's own
+# ``stash_why[<platform>]`` wins: these move into the tables, then their entries here are deleted.
 STASH_WHY: dict[str, str] = {
     "ccv3": (
         "Card JSON, PNG and CHARX hold the CCv3 object itself. Going down to V2 or V1 puts what the lower "
@@ -239,7 +241,7 @@ def render(mappings: list[Mapping] | None = None) -> str:
     lines += ["", "## Where stashes go, and why they survive there", ""]
     for mapping in mappings:
         lines += [f"### {mapping.title} (`{mapping.platform}`)", ""]
-        why = STASH_WHY.get(mapping.platform)
+        why = mapping.stash_why.get(mapping.platform) or STASH_WHY.get(mapping.platform)
         if why:
             lines += [why, ""]
         for target in mapping.targets:
