@@ -9,7 +9,7 @@ from typing import Any
 from ...model import Lorebook, LorebookEntry
 from .card import card_book_from_lorebook
 from .fields import BY_FLAT, REQUIRED_ENTRY_FIELDS, ST_TOP_LEVEL
-from .model import NAMESPACE, book_ext
+from .model import CARD_FIELDS, NAMESPACE, book_ext
 from .world import st_exported_use_regex
 from .write_entry import Fill
 
@@ -120,5 +120,5 @@ def _namespace_extra(entry: LorebookEntry, written: dict[str, Any], extensions: 
         extra["world_extensions"] = ns_written["world_extensions"]
     has_flat = any(k in BY_FLAT for k in extensions)
     if has_flat and entry.use_regex is True and not fill.plain_keys and "risuai" not in extensions:
-        extra["card_fields"] = {"use_regex": True}
+        extra[CARD_FIELDS] = {"use_regex": True}
     return extra
