@@ -10,13 +10,23 @@ from ...model import V2_SPEC, Card, Lorebook, LorebookEntry, as_bool
 from ...model.stash import Stash, open_container
 from ...model.versions import to_v2
 from .fields import BOOK_FIELDS_DROPPED_BY_ST, CARD_ONLY_FIELDS, FIELDS, TOP_LEVEL_NATIVE, copy_value
-from .model import BOOK_FIELDS, CARD_FIELDS, NAMESPACE, OMIT, STASH_KEYS, VERBATIM, book_ext, foreign_extensions
+from .model import (
+    BOOK_FIELDS,
+    CARD_FIELDS,
+    NAMESPACE,
+    OMIT,
+    STASH_KEYS,
+    UNKNOWN,
+    VERBATIM,
+    book_ext,
+    foreign_extensions,
+)
 from .world import natives, normalized, st_exported_use_regex
 
 # ``data`` fields SillyTavern mirrors at the card's root (V1 layout).
 V1_MIRROR = ("name", "description", "personality", "scenario", "first_mes", "mes_example")
 # Namespace records a card entry carries for every book, and for a book read from a world file.
-STASHED_ALWAYS = ("character_filter", "unknown")
+STASHED_ALWAYS = ("character_filter", UNKNOWN)
 STASHED_FOR_WORLD = ("uid_key", VERBATIM)
 
 

@@ -27,6 +27,9 @@ VERBATIM, OMIT = STASH_KEYS = ("verbatim", "omit")
 # entry namespace, book fields in the card's ``data.extensions.sillytavern``.
 CARD_FIELDS = "card_fields"
 BOOK_FIELDS = "character_book"
+# Keep record of native fields the mapping table does not know (an entry's, or a world file's
+# top-level keys): written back as they were.
+UNKNOWN = "unknown"
 Number = int | float
 
 

@@ -14,9 +14,9 @@ from typing import Any
 from ...jsonvalue import json_equal
 from ...model import Card, Lorebook, LorebookEntry
 from ...model.conflict import Conflict
-from ...model.stash import Stash
+from ...model.stash import Stash, take
 from .fields import BY_FLAT, POSITION_NAMES, entry_label, is_number
-from .model import BOOK_FIELDS, CARD_FIELDS, NAMESPACE, STCardExt, keep_record
+from .model import BOOK_FIELDS, CARD_FIELDS, NAMESPACE, keep_record
 from .read_entry import read_native_entry
 
 HAZARD_PREFIX = "SillyTavern reads its flat key: "
@@ -185,21 +185,29 @@ def normalize_card(card: Card, *, keep_flat: bool = False) -> tuple[Card, list[C
     if book is None:
         return card, []
     book, conflicts = normalize_card_book(book, keep_flat=keep_flat)
-    data_ext = card.data.extensions if isinstance(card.data.extensions, dict) else None
-    ours = data_ext.get(NAMESPACE) if data_ext is not None else None
-    stash = STCardExt.model_validate(ours).character_book if isinstance(ours, dict) else None
     data_update: dict[str, Any] = {}
-    if isinstance(ours, dict) and isinstance(stash, dict) and data_ext is not None:
-        book = _restore_book_fields(book, keep_record(stash), conflicts)
-        rest = {k: v for k, v in ours.items() if k != BOOK_FIELDS}
-        new_ext = {k: v for k, v in data_ext.items() if k != NAMESPACE}
-        if rest:
-            new_ext[NAMESPACE] = rest
-        data_update["extensions"] = new_ext
+    taken = _take_book_stash(card.data.extensions)
+    if taken is not None:
+        stash, data_update["extensions"] = taken
+        book = _restore_book_fields(book, stash, conflicts)
     data_update["character_book"] = book
     new = card.model_copy(update={"data": card.data.model_copy(update=data_update)})
     new._filled = set(card._filled)
     return new, conflicts
+
+
+def _take_book_stash(extensions: Any) -> tuple[Stash, dict[str, Any]] | None:
+    """The book fields in ``data.extensions.sillytavern.character_book`` and the card's
+    ``extensions`` without them (an emptied namespace goes too); None when there is no such stash."""
+    ours = extensions.get(NAMESPACE) if isinstance(extensions, dict) else None
+    if not isinstance(ours, dict) or not isinstance(ours.get(BOOK_FIELDS), dict):
+        return None
+    rest = dict(ours)  # the card's own dicts stay as they are
+    stash = keep_record(take(rest, BOOK_FIELDS))
+    new_ext = {k: v for k, v in extensions.items() if k != NAMESPACE}
+    if rest:
+        new_ext[NAMESPACE] = rest
+    return stash, new_ext
 
 
 def _restore_book_fields(book: Lorebook, stash: Stash, conflicts: list[Conflict]) -> Lorebook:

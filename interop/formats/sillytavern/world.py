@@ -13,7 +13,7 @@ from ...model import Lorebook, LorebookEntry
 from ...model.conflict import Conflict
 from ...model.stash import Stash
 from .fields import BY_FLAT
-from .model import NAMESPACE, STASH_KEYS, book_ext, entry_ext, foreign_extensions
+from .model import NAMESPACE, STASH_KEYS, UNKNOWN, book_ext, entry_ext, foreign_extensions
 from .normalize import normalize_card_book
 from .read_entry import build_entry, read_native_entry
 from .write_entry import Fill, native_from_entry
@@ -32,9 +32,8 @@ def lorebook_from_world(obj: dict[str, Any], *, file: str | None = None) -> Lore
     lorebook: dict[str, Any] = {"native_world": True}
     if "originalData" in obj:
         lorebook["original_data"] = original
-    unknown = {k: v for k, v in obj.items() if k not in ("entries", "originalData")}
-    if unknown:
-        lorebook["unknown"] = unknown
+    unknown = Stash(keep={k: v for k, v in obj.items() if k not in ("entries", "originalData")})
+    lorebook.update(unknown.to_json(UNKNOWN))
     book: dict[str, Any] = {}
     if isinstance(original, dict):
         book.update({name: original[name] for name in BOOK_FIELDS_IN_ORIGINAL if name in original})

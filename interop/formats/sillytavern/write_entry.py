@@ -15,7 +15,7 @@ from ...model import LorebookEntry, as_bool
 from ...model.stash import Stash
 from .fields import FIELDS, NATIVE_OF_REQUIRED, WorldField, copy_value
 from .keys import as_regex_key
-from .model import NAMESPACE, entry_stash, foreign_extensions
+from .model import NAMESPACE, UNKNOWN, entry_stash, foreign_extensions
 
 
 @dataclass(frozen=True)
@@ -205,7 +205,7 @@ def _apply_records(out: dict[str, Any], ns: dict[str, Any], template: bool) -> N
     if isinstance(added, list) and not template:  # spec fields a card writer added to a world entry
         Stash(absent=[NATIVE_OF_REQUIRED.get(name, name) or "" for name in added]).restore(out)
     stash = entry_stash(ns)
-    unknown = ns.get("unknown")
+    unknown = ns.get(UNKNOWN)
     if isinstance(unknown, dict):  # native fields the table does not know: kept like verbatim ones
         stash.keep = {**unknown, **stash.keep}
     if template:
