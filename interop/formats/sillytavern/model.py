@@ -30,6 +30,9 @@ BOOK_FIELDS = "character_book"
 # Keep record of native fields the mapping table does not know (an entry's, or a world file's
 # top-level keys): written back as they were.
 UNKNOWN = "unknown"
+# Absent record of the card-book writers (``st_readable_book``): fields they added to an entry
+# read from a world file, left out again when the world is written back.
+ADDED_FIELDS = "added_fields"
 Number = int | float
 
 

@@ -15,7 +15,7 @@ from ...model import LorebookEntry, as_bool
 from ...model.stash import Stash
 from .fields import FIELDS, NATIVE_OF_REQUIRED, WorldField, copy_value
 from .keys import as_regex_key
-from .model import NAMESPACE, UNKNOWN, entry_stash, foreign_extensions
+from .model import ADDED_FIELDS, NAMESPACE, UNKNOWN, entry_stash, foreign_extensions
 
 
 @dataclass(frozen=True)
@@ -201,7 +201,7 @@ def native_from_entry(entry: LorebookEntry, template: bool, index: int, fill: Fi
 
 def _apply_records(out: dict[str, Any], ns: dict[str, Any], template: bool) -> None:
     """The namespace's records of what the typed fields cannot say: added, unknown, verbatim, omitted fields."""
-    added = ns.get("added_fields")
+    added = ns.get(ADDED_FIELDS)
     if isinstance(added, list) and not template:  # spec fields a card writer added to a world entry
         Stash(absent=[NATIVE_OF_REQUIRED.get(name, name) or "" for name in added]).restore(out)
     stash = entry_stash(ns)
