@@ -192,7 +192,7 @@ def normalize_card(card: Card, *, keep_flat: bool = False) -> tuple[Card, list[C
         book = _restore_book_fields(book, stash, conflicts)
     data_update["character_book"] = book
     new = card.model_copy(update={"data": card.data.model_copy(update=data_update)})
-    new._filled = set(card._filled)
+    new.filled = card.filled
     return new, conflicts
 
 
