@@ -612,7 +612,7 @@ def remove(path: Path) -> None:
         path.unlink()
 
 
-def main() -> int:
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--entries", type=int, default=1_000_000)
@@ -629,12 +629,115 @@ def main() -> int:
         help="Redis server for the workers runs (an unused database number is picked)",
     )
     parser.add_argument("--workdir", type=Path, default=None, help="keep files here (default: a temp dir)")
-    args = parser.parse_args()
+    return parser.parse_args()
 
+
+Backends = list[tuple[str, Any]]
+Verdicts = list[tuple[str, bool]]
+
+
+def fresh(work: Path, tag: str, make_url: Any) -> tuple[Path, str]:
+    """An empty output folder and a catalog with its schema (schema creation is not measured)."""
+    out = work / f"out-{tag}"
+    shutil.rmtree(out, ignore_errors=True)
+    for old in work.glob(f"{tag}.sqlite*"):
+        remove(old)
+    url = make_url(tag)
+    engine = make_engine(url)
+    upgrade_schema(engine)
+    engine.dispose()
+    return out, url
+
+
+def typical_runs(args: argparse.Namespace, work: Path, backends: Backends, pg: PgScratch | None) -> Verdicts:
+    typical = work / "typical"
+    if not typical.exists():
+        made = generate_typical(typical, args.typical)
+        print(f"generated {args.typical} typical cards: {made}")
+    print(f"\ntypical cards, migrate --to {args.to}")
+    # one worker: the backends take turns, --repeat times, and each is judged on its best
+    # run, so a burst of load from the neighbours does not decide the comparison
+    best: dict[str, tuple[float, float, float]] = {}
+    for round_no in range(args.repeat):
+        for backend, make_url in backends:
+            out, url = fresh(work, f"typical-{backend}-j1", make_url)
+            label = f"{backend}, --jobs 1" + (f" #{round_no + 1}" if args.repeat > 1 else "")
+            measured = report_run(label, run_migrate(typical, out, url, args.to, 1))
+            if backend not in best or measured[0] > best[backend][0]:
+                best[backend] = measured
+    for backend, make_url in backends:
+        out, url = fresh(work, f"typical-{backend}-j2", make_url)
+        report_run(f"{backend}, --jobs 2", run_migrate(typical, out, url, args.to, 2))
+    verdicts = typical_verdicts(best, args.repeat)
+    if pg is not None and not args.skip_workers:
+        verdicts += distributed_runs(typical, work, pg, args)
+    return verdicts
+
+
+def typical_verdicts(best: dict[str, tuple[float, float, float]], repeat: int) -> Verdicts:
+    verdicts: Verdicts = [
+        (f"typical cards, {backend}, 1 worker: database share {db_share:.0f}% < 20%", db_share < 20)
+        for backend, (_, _, db_share) in best.items()
+    ]
+    rate, cpu_rate, _ = best["sqlite"]
+    verdicts.append((f"typical cards, SQLite, 1 worker: {rate:.0f} files/s (wall) >= 200", rate >= 200))
+    verdicts.append((f"typical cards, SQLite, 1 worker: {cpu_rate:.0f} files per CPU-second >= 200", cpu_rate >= 200))
+    if "postgresql" in best:
+        (pg_rate, pg_cpu, _), (lite_rate, lite_cpu, _) = best["postgresql"], best["sqlite"]
+        print(
+            f"  PostgreSQL / SQLite, 1 worker, best of {repeat}: {pg_rate / lite_rate:.2f}x (wall), "
+            f"{pg_cpu / lite_cpu:.2f}x (files per CPU-second)"
+        )
+        verdicts.append(
+            (
+                f"typical cards, 1 worker: PostgreSQL {pg_rate:.0f} files/s >= SQLite {lite_rate:.0f} files/s "
+                f"(wall, best of {repeat} alternating runs)",
+                pg_rate >= lite_rate,
+            )
+        )
+    return verdicts
+
+
+def mixed_runs(args: argparse.Namespace, work: Path, backends: Backends) -> None:
+    src = work / "archive"
+    if not src.exists():
+        start = time.perf_counter()
+        made = generate(src, args.files)
+        size = sum(p.stat().st_size for p in src.rglob("*") if p.is_file())
+        print(f"generated {args.files} files ({size / 1e6:.1f} MB) in {time.perf_counter() - start:.1f}s: {made}")
+    print(f"\nmixed archive, migrate --to {args.to}")
+    for backend, make_url in backends:
+        for jobs in (1, 2):
+            out, url = fresh(work, f"{backend}-j{jobs}", make_url)
+            report_run(f"{backend}, --jobs {jobs}", run_migrate(src, out, url, args.to, jobs))
+
+
+def search_runs(args: argparse.Namespace, work: Path, pg: PgScratch | None) -> Verdicts:
+    print(f"\nsearch over {args.entries:,} entries")
+    search_backends: list[tuple[str, str]] = []
+    if args.entries:
+        search_backends = [("sqlite", f"sqlite:///{work / 'search.sqlite'}")]
+        if pg is not None:
+            search_backends.append(("postgresql", pg.new()))
+    verdicts: Verdicts = []
+    for backend, url in search_backends:
+        if backend == "sqlite":
+            for old in work.glob("search.sqlite*"):
+                remove(old)
+        load = fill_entries(url, args.entries)
+        print(f"  {backend}: inserted {args.entries:,} entries in {load:.1f}s")
+        for query, ms, hits in time_searches(url, search_queries()):
+            print(f"    {query!r:<28} {ms:7.2f} ms  ({hits} hits)")
+            verdicts.append((f"{backend} search {query!r}: {ms:.1f} ms < 100 ms", ms < 100))
+    return verdicts
+
+
+def main() -> int:
+    args = parse_args()
     print(f"{os.cpu_count()} CPUs, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     work = args.workdir or Path(tempfile.mkdtemp(prefix="interop-bench-"))
     work.mkdir(parents=True, exist_ok=True)
-    verdicts: list[tuple[str, bool]] = []
+    verdicts: Verdicts = []
     pg: PgScratch | None = None
     if not args.skip_pg:
         try:
@@ -642,96 +745,14 @@ def main() -> int:
         except Exception as exc:
             print(f"PostgreSQL not reachable at {args.pg} ({exc}); PostgreSQL runs skipped")
     try:
-        src = work / "archive"
-        if not src.exists() and not args.skip_mixed:
-            start = time.perf_counter()
-            made = generate(src, args.files)
-            size = sum(p.stat().st_size for p in src.rglob("*") if p.is_file())
-            print(f"generated {args.files} files ({size / 1e6:.1f} MB) in {time.perf_counter() - start:.1f}s: {made}")
-
-        backends = [("sqlite", lambda tag: f"sqlite:///{work / f'{tag}.sqlite'}")]
+        backends: Backends = [("sqlite", lambda tag: f"sqlite:///{work / f'{tag}.sqlite'}")]
         if pg is not None:
             backends.append(("postgresql", lambda _tag: pg.new()))
-
-        def fresh(tag: str, make_url: Any) -> tuple[Path, str]:
-            out = work / f"out-{tag}"
-            shutil.rmtree(out, ignore_errors=True)
-            for old in work.glob(f"{tag}.sqlite*"):
-                remove(old)
-            url = make_url(tag)
-            engine = make_engine(url)
-            upgrade_schema(engine)  # schema creation is not part of the measured run
-            engine.dispose()
-            return out, url
-
         if args.typical:
-            typical = work / "typical"
-            if not typical.exists():
-                made = generate_typical(typical, args.typical)
-                print(f"generated {args.typical} typical cards: {made}")
-            print(f"\ntypical cards, migrate --to {args.to}")
-            # one worker: the backends take turns, --repeat times, and each is judged on its best
-            # run, so a burst of load from the neighbours does not decide the comparison
-            best: dict[str, tuple[float, float, float]] = {}
-            for round_no in range(args.repeat):
-                for backend, make_url in backends:
-                    out, url = fresh(f"typical-{backend}-j1", make_url)
-                    label = f"{backend}, --jobs 1" + (f" #{round_no + 1}" if args.repeat > 1 else "")
-                    measured = report_run(label, run_migrate(typical, out, url, args.to, 1))
-                    if backend not in best or measured[0] > best[backend][0]:
-                        best[backend] = measured
-            for backend, make_url in backends:
-                out, url = fresh(f"typical-{backend}-j2", make_url)
-                report_run(f"{backend}, --jobs 2", run_migrate(typical, out, url, args.to, 2))
-            for backend, (_, _, db_share) in best.items():
-                verdicts.append(
-                    (f"typical cards, {backend}, 1 worker: database share {db_share:.0f}% < 20%", db_share < 20)
-                )
-            rate, cpu_rate, _ = best["sqlite"]
-            verdicts.append((f"typical cards, SQLite, 1 worker: {rate:.0f} files/s (wall) >= 200", rate >= 200))
-            verdicts.append(
-                (f"typical cards, SQLite, 1 worker: {cpu_rate:.0f} files per CPU-second >= 200", cpu_rate >= 200)
-            )
-            if "postgresql" in best:
-                (pg_rate, pg_cpu, _), (lite_rate, lite_cpu, _) = best["postgresql"], best["sqlite"]
-                print(
-                    f"  PostgreSQL / SQLite, 1 worker, best of {args.repeat}: {pg_rate / lite_rate:.2f}x (wall), "
-                    f"{pg_cpu / lite_cpu:.2f}x (files per CPU-second)"
-                )
-                verdicts.append(
-                    (
-                        f"typical cards, 1 worker: PostgreSQL {pg_rate:.0f} files/s >= SQLite {lite_rate:.0f} files/s "
-                        f"(wall, best of {args.repeat} alternating runs)",
-                        pg_rate >= lite_rate,
-                    )
-                )
-            if pg is not None and not args.skip_workers:
-                verdicts += distributed_runs(typical, work, pg, args)
-
+            verdicts += typical_runs(args, work, backends, pg)
         if not args.skip_mixed:
-            print(f"\nmixed archive, migrate --to {args.to}")
-            for backend, make_url in backends:
-                for jobs in (1, 2):
-                    tag = f"{backend}-j{jobs}"
-                    out, url = fresh(tag, make_url)
-                    report_run(f"{backend}, --jobs {jobs}", run_migrate(src, out, url, args.to, jobs))
-
-        print(f"\nsearch over {args.entries:,} entries")
-        if not args.entries:
-            search_backends: list[tuple[str, str]] = []
-        else:
-            search_backends = [("sqlite", f"sqlite:///{work / 'search.sqlite'}")]
-            if pg is not None:
-                search_backends.append(("postgresql", pg.new()))
-        for backend, url in search_backends:
-            for old in work.glob("search.sqlite*"):
-                if backend == "sqlite":
-                    remove(old)
-            load = fill_entries(url, args.entries)
-            print(f"  {backend}: inserted {args.entries:,} entries in {load:.1f}s")
-            for query, ms, hits in time_searches(url, search_queries()):
-                print(f"    {query!r:<28} {ms:7.2f} ms  ({hits} hits)")
-                verdicts.append((f"{backend} search {query!r}: {ms:.1f} ms < 100 ms", ms < 100))
+            mixed_runs(args, work, backends)
+        verdicts += search_runs(args, work, pg)
     finally:
         if pg is not None:
             pg.close()

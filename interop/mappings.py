@@ -5,16 +5,14 @@ adapter for renames and defaults) and, per target format, what writing a
 canonical path into that format does (used by the fidelity report and the
 docs). Layout: docs/architecture.md, "Mapping tables".
 
-``python -m interop.mappings --write-docs`` renders ``docs/platforms/*.md``;
-``--check`` fails when they are out of date (run in CI).
+``python -m interop.docs --write`` renders ``docs/platforms/*.md`` from them
+(``interop.docs.platforms``); ``--check`` fails when they are out of date (run in CI).
 """
 
 from __future__ import annotations
 
-import argparse
 import functools
 import json
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -185,15 +183,42 @@ def mappings_dir() -> Path:
     return data_dir("mappings")
 
 
+_EXTRA_TABLES: dict[str, Path] = {}
+"""Tables shipped next to a platform package outside ``mappings/`` (platform -> file)."""
+
+
+def register_table(path: Path) -> Mapping:
+    """Make the table at ``path`` loadable by its ``platform`` name, like one in ``mappings/``.
+
+    For a platform package that lives outside this repository (an ``interop.platforms`` entry
+    point, a test's sample platform): its ``__init__`` registers the table it ships beside it.
+    """
+    with path.open(encoding="utf-8") as handle:
+        mapping = _parse(json.load(handle), str(path))
+    _EXTRA_TABLES[mapping.platform] = path
+    load.cache_clear()
+    return load(mapping.platform)
+
+
+def unregister_table(platform: str) -> None:
+    if _EXTRA_TABLES.pop(platform, None) is not None:
+        load.cache_clear()
+
+
+def table_path(platform: str) -> Path:
+    return _EXTRA_TABLES.get(platform) or mappings_dir() / f"{platform}.json"
+
+
 @functools.cache
 def load(platform: str) -> Mapping:
-    path = mappings_dir() / f"{platform}.json"
+    path = table_path(platform)
     with path.open(encoding="utf-8") as handle:
         return _parse(json.load(handle), str(path))
 
 
 def all_mappings() -> list[Mapping]:
-    return [load(p.stem) for p in sorted(mappings_dir().glob("*.json"))]
+    names = {p.stem for p in mappings_dir().glob("*.json")} | set(_EXTRA_TABLES)
+    return [load(name) for name in sorted(names)]
 
 
 def target_rule(target_format: str, path: str) -> TargetRule | None:
@@ -202,75 +227,3 @@ def target_rule(target_format: str, path: str) -> TargetRule | None:
         if target_format in mapping.targets:
             return mapping.rule_for(target_format, path)
     return None
-
-
-# --- docs --------------------------------------------------------------------
-
-
-def _cell(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def render_platform_doc(mapping: Mapping) -> str:
-    lines = [
-        f"# {mapping.title}",
-        "",
-        f"<!-- generated from mappings/{mapping.platform}.json by `python -m interop.mappings --write-docs`;"
-        " do not edit -->",
-        "",
-    ]
-    if mapping.notes:
-        lines += [mapping.notes, ""]
-    lines += [f"Formats: {', '.join(f'`{f}`' for f in mapping.formats)}", ""]
-    for level in ("card", "book", "entry"):
-        rows = mapping.fields_at(level)  # type: ignore[arg-type]
-        if not rows:
-            continue
-        lines += [f"## {level.capitalize()} fields", "", "| native | canonical | type | default | notes |",
-                  "|---|---|---|---|---|"]
-        for f in rows:
-            default = _cell(f.default) if f.has_default else ""
-            canonical = f"`{f.canonical}`" if f.canonical else "(not mapped)"
-            lines.append(f"| `{f.native}` | {canonical} | {_cell(f.type)} | {default} | {_cell(f.notes)} |")
-        lines.append("")
-    for target, rules in mapping.targets.items():
-        lines += [f"## Writing `{target}`: fate of canonical fields", "", "| canonical path | fate | detail |",
-                  "|---|---|---|"]
-        for rule in rules:
-            lines.append(f"| `{rule.pattern}` | {rule.fate} | {_cell(rule.detail)} |")
-        lines.append("")
-    return "\n".join(lines).rstrip() + "\n"
-
-
-def rendered_docs(docs_dir: Path) -> dict[Path, str]:
-    return {docs_dir / f"{m.platform}.md": render_platform_doc(m) for m in all_mappings()}
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    group = parser.add_mutually_exclusive_group(required=True)
-    group.add_argument("--write-docs", action="store_true")
-    group.add_argument("--check", action="store_true")
-    parser.add_argument(
-        "--docs", type=Path, default=Path("docs/platforms"), help="output folder (default: %(default)s)"
-    )
-    args = parser.parse_args(argv)
-    stale = []
-    for path, text in rendered_docs(args.docs).items():
-        current = path.read_text(encoding="utf-8") if path.exists() else None
-        if current == text:
-            continue
-        if args.write_docs:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-            print(f"wrote {path}")
-        else:
-            stale.append(path)
-    for path in stale:
-        print(f"out of date: {path} (run python -m interop.mappings --write-docs)", file=sys.stderr)
-    return 1 if stale else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

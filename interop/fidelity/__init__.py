@@ -2,7 +2,7 @@
 
 ``fidelity_report(doc, target)`` is the entry point; docs/fidelity.md explains
 the method and holds the platform matrix generated from the mapping tables
-(``python -m interop.fidelity.matrix --write``).
+(``python -m interop.docs --write``).
 """
 
 from .hooks import Finding, register_hook

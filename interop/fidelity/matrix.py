@@ -1,15 +1,14 @@
 """Renders docs/fidelity.md from the mapping tables: the platform matrix and where stashes go.
 
-``python -m interop.fidelity.matrix --write`` rewrites the file; ``--check``
-exits 1 when it is out of date (run in CI and by tests/fidelity/test_matrix_doc.py).
+``python -m interop.docs --write`` rewrites the file (with every other generated document);
+``--check`` exits 1 when it is out of date (run in CI and by tests/fidelity/test_matrix_doc.py).
 Everything platform-specific in the document comes from ``mappings/*.json``
-except the short paragraph per platform below saying why its stash survives.
+except the short paragraph per platform saying why its stash survives, which moves from
+``STASH_WHY`` below into each table's ``stash_why`` (keyed by the platform name).
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
 from pathlib import Path
 
 from ..mappings import FATES, Mapping, TargetRule, all_mappings
@@ -19,7 +18,8 @@ from .rules import RuleBook
 
 DEFAULT_OUTPUT = Path("docs/fidelity.md")
 
-# Why a stash survives on each platform (facts from ../shared/reference/*.md).
+# Why a stash survives on each platform (facts from ../shared/reference/*.md). A table's own
+# ``stash_why[<platform>]`` wins: these move into the tables, then their entries here are deleted.
 STASH_WHY: dict[str, str] = {
     "ccv3": (
         "Card JSON, PNG and CHARX hold the CCv3 object itself. Going down to V2 or V1 puts what the lower "
@@ -56,7 +56,7 @@ STASH_WHY: dict[str, str] = {
 INTRO = """\
 # Fidelity: what each conversion keeps, translates, stashes, approximates or loses
 
-<!-- generated from mappings/*.json by `python -m interop.fidelity.matrix --write`; do not edit -->
+<!-- generated from mappings/*.json by `python -m interop.docs --write`; do not edit -->
 
 `interop convert FILE --to TARGET` reports the fate of every field of the source:
 
@@ -241,7 +241,7 @@ def render(mappings: list[Mapping] | None = None) -> str:
     lines += ["", "## Where stashes go, and why they survive there", ""]
     for mapping in mappings:
         lines += [f"### {mapping.title} (`{mapping.platform}`)", ""]
-        why = STASH_WHY.get(mapping.platform)
+        why = mapping.stash_why.get(mapping.platform) or STASH_WHY.get(mapping.platform)
         if why:
             lines += [why, ""]
         for target in mapping.targets:
@@ -256,27 +256,3 @@ def render(mappings: list[Mapping] | None = None) -> str:
                 lines.append(f"  * `{rule.pattern}` -> {where}{reason}")
             lines.append("")
     return "\n".join(lines).rstrip() + "\n"
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    group = parser.add_mutually_exclusive_group(required=True)
-    group.add_argument("--write", action="store_true", help="rewrite the document")
-    group.add_argument("--check", action="store_true", help="exit 1 if the document is out of date")
-    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="default: %(default)s")
-    args = parser.parse_args(argv)
-    text = render()
-    current = args.output.read_text(encoding="utf-8") if args.output.exists() else None
-    if current == text:
-        return 0
-    if args.write:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(text, encoding="utf-8")
-        print(f"wrote {args.output}")
-        return 0
-    print(f"out of date: {args.output} (run python -m interop.fidelity.matrix --write)", file=sys.stderr)
-    return 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

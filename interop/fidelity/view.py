@@ -3,7 +3,7 @@
 Cards are compared as CCv3 (``to_v3``), so a V2 card written by a V2 target and
 read back compares field by field with its V3 source, and a downgrade stash
 (``extensions.interop``) is restored before comparing. Fields an upgrade filled
-with spec defaults (``Card._filled``) were not in the file and are left out.
+with spec defaults (``Card.filled``) were not in the file and are left out.
 ``spec``/``spec_version`` name the format, not the character, and are left out too.
 """
 
@@ -134,9 +134,9 @@ def _v3_dump(card: Card) -> tuple[dict[str, Any], set[str]]:
     if spec_of(card) == "v2":
         extensions = card.data.extensions
         if not (isinstance(extensions, dict) and STASH in extensions):
-            return card.dump(), set(card._filled)
+            return card.dump(), set(card.filled)
     upgraded = to_v3(card)
-    return upgraded.dump(), set(upgraded._filled)
+    return upgraded.dump(), set(upgraded.filled)
 
 
 def leaves(view: CanonicalView) -> dict[Path, Any]:

@@ -46,7 +46,7 @@ def card_for(doc: Document, target: str) -> Card:
         return card
     out = card.model_copy(update={"data": card.data.model_copy(update=update)})
     out.data.model_fields_set.update(update)
-    out._filled = set(card._filled)
+    out.filled = card.filled
     return out
 
 

@@ -7,8 +7,8 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
+from select import select as wait_readable
 
 import pytest
 from sqlalchemy import create_engine, func, select, text
@@ -24,30 +24,46 @@ TARGETS = "ccv3,lorebook_v3"
 N_FILES = 400
 
 
+# The killed run signals, from inside, once at least INTEROP_TEST_KILL_AFTER files are committed
+# to the catalog, and then waits: the test kills it on that signal, never on a timer, so the
+# kill always lands between two committed batches with the next one not yet handed over.
+SIGNALLING_MAIN = """
+import os, threading
+from interop.catalog.recorder import BatchRecorder
+
+fd, at_least = int(os.environ["INTEROP_TEST_SIGNAL_FD"]), int(os.environ["INTEROP_TEST_KILL_AFTER"])
+committed = 0
+committed_batch = BatchRecorder._committed
+
+def signal_then_wait(self, batch):
+    global committed
+    committed_batch(self, batch)
+    committed += len(batch)
+    if committed >= at_least:
+        os.write(fd, str(committed).encode())
+        os.close(fd)
+        threading.Event().wait()  # until the SIGKILL
+
+BatchRecorder._committed = signal_then_wait
+from interop.cli import main
+main()
+"""
+
+
+def migrate_args(src: Path, out: Path, url: str, *extra: str) -> list[str]:
+    return ["migrate", str(src), "--to", TARGETS, "--out", str(out), "--db", url, "--json", *extra]
+
+
 def start_migrate(src: Path, out: Path, url: str, *extra: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "from interop.cli import main; main()",
-            "migrate",
-            str(src),
-            "--to",
-            TARGETS,
-            "--out",
-            str(out),
-            "--db",
-            url,
-            "--json",
-            *extra,
-        ],
+        [sys.executable, "-c", "from interop.cli import main; main()", *migrate_args(src, out, url, *extra)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
 
 
 def count_in_catalog(url: str, sql: str) -> int:
-    """One integer from a catalog that a running migration writes to (0 while its schema does not exist yet)."""
+    """One integer from a catalog that a migration wrote to (0 while its schema does not exist yet)."""
     engine = create_engine(normalize_url(url))
     try:
         with engine.connect() as conn:
@@ -62,16 +78,32 @@ def imported_so_far(url: str) -> int:
     return count_in_catalog(url, "SELECT count(*) FROM source_files")
 
 
-def kill_after_some_files(proc: subprocess.Popen[bytes], url: str, at_least: int) -> int:
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        done = imported_so_far(url)
-        if done >= at_least:
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait()
-            return done
-        time.sleep(0.02)
-    pytest.fail(f"the run ended (rc={proc.returncode}) before it could be killed: {proc.stderr and proc.stderr.read()}")
+def migrate_killed_after(src: Path, out: Path, url: str, at_least: int) -> tuple[subprocess.Popen[bytes], int]:
+    """Run a migration, SIGKILL it once it signals ``at_least`` committed files; (process, files in catalog)."""
+    read_end, write_end = os.pipe()
+    env = {**os.environ, "INTEROP_TEST_SIGNAL_FD": str(write_end), "INTEROP_TEST_KILL_AFTER": str(at_least)}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SIGNALLING_MAIN, *migrate_args(src, out, url)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        pass_fds=(write_end,),
+    )
+    os.close(write_end)  # the child holds the only write end: EOF means it ended without signalling
+    try:
+        ready, _, _ = wait_readable([read_end], [], [], 300)
+        signalled = os.read(read_end, 64) if ready else b""
+    finally:
+        os.close(read_end)
+    if not signalled:
+        proc.kill()
+        _, stderr = proc.communicate()
+        pytest.fail(f"the run ended (rc={proc.returncode}) without signalling: {stderr.decode()[-2000:]}")
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.communicate()
+    in_catalog = imported_so_far(url)
+    assert in_catalog == int(signalled), "the catalog holds exactly the batches committed before the kill"
+    return proc, in_catalog
 
 
 def assert_complete_and_unique(url: str, out: Path, n_files: int) -> None:
@@ -118,8 +150,7 @@ def backend_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 def test_sigkill_mid_run_then_rerun_completes_without_duplicates(tmp_path: Path, backend_url: str) -> None:
     src, out = tmp_path / "in", tmp_path / "out"
     make_folder(src, N_FILES)
-    proc = start_migrate(src, out, backend_url)
-    killed_at = kill_after_some_files(proc, backend_url, at_least=40)
+    proc, killed_at = migrate_killed_after(src, out, backend_url, at_least=40)
     assert proc.returncode == -signal.SIGKILL
     assert 40 <= killed_at < N_FILES
 

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from interop.engine.tokenizers import ApproxTokenizer, CharsTokenizer, EncodingTokenizer, as_tokenizer
@@ -14,8 +18,22 @@ def test_default_is_offline_and_plausible() -> None:
     assert counter.count("") == 0
     # cl100k says 7; the estimate is unbiased on average, not exact per sentence (docs/engine.md)
     assert 6 <= counter.count("The harbor bells ring at midnight.") <= 10
-    assert counter.count("The harbor bells ring at midnight.") == counter.count("The harbor bells ring at midnight.")
     assert counter.count("港口") >= 2
+
+
+def test_identical_runs_agree_whatever_the_hash_seed() -> None:
+    """Fractional costs round by a fixed hash of the piece, not Python's salted ``hash()``:
+    a fresh process with another PYTHONHASHSEED counts the same."""
+    text = "The harbor bells ring at midnight; Grete's lantern swings over the quay, 港口の灯り."
+    script = f"from interop.engine.tokenizers import ApproxTokenizer; print(ApproxTokenizer().count({text!r}))"
+    counts = {
+        subprocess.run(
+            [sys.executable, "-c", script], env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True, text=True, check=True,
+        ).stdout.strip()
+        for seed in ("1", "2")
+    }
+    assert counts == {str(ApproxTokenizer().count(text))}
 
 
 def test_count_is_additive_after_a_newline() -> None:

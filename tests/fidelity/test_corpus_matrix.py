@@ -1,11 +1,12 @@
 """Every corpus card and lorebook through every writable target (issue 6, item 5).
 
-For each (file, target): the conversion succeeds (a ConversionError, e.g. a card
-without a lorebook to a lorebook format, is accepted and shows up as a skip),
-the report accounts for every source field exactly once, and the way back
-keeps the report's promises: every field it called kept, translated or
-stashed comes back equal (so a report without approximated/lost items means
-source -> target -> source is deep-equal on every source field).
+For each (file, target) pair that applies (``tests.validator.split_pairs``; the pairs
+that do not, e.g. a card without a lorebook to a lorebook format, are checked to be
+refused with a ConversionError, not skipped): the conversion succeeds, the report
+accounts for every source field exactly once, and the way back keeps the report's
+promises: every field it called kept, translated or stashed comes back equal (so a
+report without approximated/lost items means source -> target -> source is deep-equal
+on every source field). Each file written back in its own format is identical.
 
 The reports of the project's own corpus files are snapshotted
 (tests/fidelity/snapshots/; update with ``pytest --snapshot-update`` and
@@ -14,23 +15,28 @@ review the diff).
 
 from __future__ import annotations
 
-import re
-from collections import Counter
+import functools
 from pathlib import Path
 
 import pytest
 from pytest_snapshot.plugin import Snapshot
 
 from interop.api import read
+from interop.document import Document
 from interop.errors import ConversionError
 from interop.fidelity import fidelity_report
-from interop.fidelity.containers import container_paths
-from interop.fidelity.paths import render
 from interop.fidelity.render import summary_lines
-from interop.fidelity.roundtrip import Leg, roundtrip
-from interop.fidelity.view import leaves, view_of
-from interop.formats.registry import writable_formats
+from interop.formats.registry import get_format, writable_formats
 from tests.conftest import PROJECT_CORPUS, SHARED_CORPUS, corpus_params
+from tests.validator import (
+    KnownBug,
+    KnownCrash,
+    assert_identity,
+    assert_refused,
+    assert_via,
+    pair_params,
+    split_pairs,
+)
 
 NOT_SAMPLES = {".py", ".md", ".txt", ".jsonl", ".tsv"}
 SNAPSHOTS = Path(__file__).parent / "snapshots"
@@ -56,70 +62,43 @@ TARGETS = sorted(f.name for f in writable_formats())
 # entry: (target regex, source format regex, changed-path regex, reason). A case is
 # xfailed only when every unkept promise matches an entry; fix the adapter and
 # delete the entry (the xfail is not strict, so a fixed case just passes).
-KNOWN_WAY_BACK_BUGS: list[tuple[str, str, str, str]] = []
+KNOWN_WAY_BACK_BUGS: list[KnownBug] = []
 # Conversions that crash (a bug outside interop.fidelity): (target, exception text regex, reason).
-KNOWN_CRASHES: list[tuple[str, str, str]] = []
+KNOWN_CRASHES: list[KnownCrash] = []
 
 
-def _known(leg: Leg, source_format: str) -> str | None:
-    reasons = set()
-    for change in leg.unpredicted:
-        path = render(change.path)
-        match = next(
-            (
-                reason
-                for target, source, rx, reason in KNOWN_WAY_BACK_BUGS
-                if re.fullmatch(target, leg.target) and re.fullmatch(source, source_format) and re.fullmatch(rx, path)
-            ),
-            None,
-        )
-        if match is None:
-            return None
-        reasons.add(match)
-    return "; ".join(sorted(reasons))
+@functools.cache
+def _read(path: Path) -> Document:
+    """Collection reads each file once to decide which pairs apply (the tests read their own copy)."""
+    return read(path)
 
 
-def _check(path: Path, target: str) -> None:
-    doc = read(path)
-    try:
-        leg = roundtrip(doc, target)
-    except Exception as exc:
-        crash = next((r for t, rx, r in KNOWN_CRASHES if t == target and re.search(rx, str(exc))), None)
-        if crash is None:
-            raise
-        pytest.xfail(f"{type(exc).__name__}: {crash}")
-    if leg.skipped is not None:
-        pytest.skip(f"ConversionError: {leg.skipped}")
-    report = leg.forward
-    assert report is not None
-    paths = [item.path for item in report.items]
-    duplicates = [p for p, n in Counter(paths).items() if n > 1]
-    assert duplicates == [], "a field got two fates"
-    view = view_of(doc)
-    expected = {render(p) for p in leaves(view)} | {render(p) for p in container_paths(view)}
-    assert set(paths) == expected, "the report must account for every source field"
-    if not leg.ok:
-        known = _known(leg, doc.format)
-        shown = [f"{render(c.path)}: {c.describe()} [way back {leg.way_back(render(c.path))}]" for c in leg.unpredicted]
-        if known:
-            pytest.xfail(known)
-        pytest.fail("promised back but changed:\n" + "\n".join(shown[:10]))
-    if not report.has_losses:
-        # Without a way back (a read-only source) the target itself is compared: a part
-        # the report says moved must be at its new address, byte-identical (leg.moved).
-        assert [c for c in leg.changes if c.kind != "added" and render(c.path) not in leg.moved] == []
+PROJECT_PAIRS, PROJECT_REFUSED = split_pairs(PROJECT, TARGETS, _read)
+SHARED_PAIRS, SHARED_REFUSED = split_pairs(SHARED, TARGETS, _read)
+WRITABLE_SOURCES = [p for p in PROJECT + SHARED if get_format(_read(p).format).write is not None]
 
 
-@pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("path", corpus_params(PROJECT, "project corpus"))
-def test_project_corpus(path: Path, target: str) -> None:
-    _check(path, target)
+@pytest.mark.parametrize(("source", "target", "path"), pair_params(PROJECT_PAIRS, "project corpus"))
+def test_project_corpus(source: str, target: str, path: Path) -> None:
+    assert_via(source, target, path, known_bugs=KNOWN_WAY_BACK_BUGS, known_crashes=KNOWN_CRASHES)
 
 
-@pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("path", corpus_params(SHARED, "shared corpus"))
-def test_shared_corpus(path: Path, target: str) -> None:
-    _check(path, target)
+@pytest.mark.parametrize(("source", "target", "path"), pair_params(SHARED_PAIRS, "shared corpus"))
+def test_shared_corpus(source: str, target: str, path: Path) -> None:
+    assert_via(source, target, path, known_bugs=KNOWN_WAY_BACK_BUGS, known_crashes=KNOWN_CRASHES)
+
+
+def test_pairs_that_do_not_apply_are_refused() -> None:
+    """The pairs left out above (a card without a book to a lorebook format, a story from
+    anything but a story) are exactly those the writers refuse, with the reason given."""
+    assert PROJECT_REFUSED, "the project corpus has cards without a lorebook"
+    for pair, reason in PROJECT_REFUSED + SHARED_REFUSED:
+        assert_refused(read(pair.path), pair.target, reason)
+
+
+@pytest.mark.parametrize("path", corpus_params(WRITABLE_SOURCES, "writable corpus"))
+def test_written_back_in_its_own_format_is_identical(path: Path) -> None:
+    assert_identity(_read(path).format, path)
 
 
 def _snapshot_text(path: Path) -> str:

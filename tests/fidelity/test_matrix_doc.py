@@ -4,24 +4,30 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from interop import docs
 from interop.fidelity import matrix
 from interop.mappings import all_mappings
 
-DOC = Path(__file__).parents[2] / "docs" / "fidelity.md"
+REPO = Path(__file__).parents[2]
+DOC = REPO / "docs" / "fidelity.md"
 
 
 def test_fidelity_doc_is_current() -> None:
     assert DOC.read_text(encoding="utf-8") == matrix.render(), (
-        "docs/fidelity.md is out of date: run python -m interop.fidelity.matrix --write"
+        "docs/fidelity.md is out of date: run python -m interop.docs --write"
     )
 
 
 def test_check_mode_detects_a_stale_file(tmp_path: Path) -> None:
-    stale = tmp_path / "fidelity.md"
+    stale = tmp_path / "docs" / "fidelity.md"
+    stale.parent.mkdir()
     stale.write_text("old\n", encoding="utf-8")
-    assert matrix.main(["--check", "--output", str(stale)]) == 1
-    assert matrix.main(["--write", "--output", str(stale)]) == 0
-    assert matrix.main(["--check", "--output", str(stale)]) == 0
+    (tmp_path / "README.md").write_text((REPO / "README.md").read_text(encoding="utf-8"), encoding="utf-8")
+    assert stale in docs.stale_docs(tmp_path)
+    assert docs.main(["--check", "--root", str(tmp_path)]) == 1
+    assert docs.main(["--write", "--root", str(tmp_path)]) == 0
+    assert docs.main(["--check", "--root", str(tmp_path)]) == 0
+    assert stale.read_text(encoding="utf-8") == matrix.render()
 
 
 def test_matrix_has_a_column_per_target_and_a_row_per_canonical_field() -> None:

@@ -19,6 +19,7 @@ from interop.formats import sillytavern as st
 from interop.formats.sillytavern.fields import BY_NATIVE
 from interop.formats.sillytavern.model import entry_ext
 from interop.model import Card, Lorebook
+from interop.model.stash import Stash
 from tests.conftest import PROJECT_CORPUS, corpus_params, project_files, shared_files
 
 SHARED_WORLDS = shared_files("st-worldinfo")
@@ -382,6 +383,73 @@ def test_ccv2_identity_is_untouched_by_flat_keys() -> None:
     card_bytes = api.write(doc, "sillytavern-card")
     again = api.write(api.read_bytes(card_bytes), "ccv2")
     assert not strict_diff(json.loads(card_bytes), json.loads(again))
+
+
+# --- the stash: verbatim/omit, unknown, card_fields, character_book (interop.model.stash) ------
+
+
+def _world_book(entry_ns: dict[str, Any], *, native_world: bool = True, **book: Any) -> Lorebook:
+    """A one-entry book whose entry namespace is ``entry_ns`` (read from a world file or not)."""
+    return Lorebook.model_validate({**book, "entries": [{
+        "keys": ["k"], "content": "c", "id": 0, "extensions": {"sillytavern": {"entry": entry_ns}},
+    }], "extensions": {"sillytavern": {"lorebook": {"native_world": native_world}}}})
+
+
+def test_world_entry_stash_is_the_shared_stash() -> None:
+    """``verbatim``/``omit`` are ``Stash`` keep/absent: restoring them on what the typed fields
+    write gives the native entry back."""
+    original = load(ST_CORPUS / "odd_values_world.json")
+    book = st.lorebook_from_world(original)
+    ns = book.entries[0].ext("sillytavern")["entry"]
+    stash = Stash.from_json(ns, "verbatim", "omit")
+    assert stash.keep == {"disable": "false"} and len(stash.absent) == 4
+    assert stash.to_json("verbatim", "omit") == {k: ns[k] for k in ("verbatim", "omit")}
+    bare = book.model_copy(deep=True)
+    for name in ("verbatim", "omit"):
+        del bare.entries[0].extensions["sillytavern"]["entry"][name]
+    typed_only = st.world_from_lorebook(bare)["entries"]["0"]
+    assert typed_only != original["entries"]["0"]
+    stash.restore(typed_only)
+    assert not strict_diff(typed_only, original["entries"]["0"])
+
+
+def test_a_field_both_kept_and_omitted_stays_out_of_a_world_file() -> None:
+    book = _world_book({"verbatim": {"zz": 1, "comment": "kept"}, "omit": ["zz"], "unknown": {"yy": 2}})
+    native = st.world_from_lorebook(book)["entries"]["0"]
+    assert "zz" not in native and native["comment"] == "kept" and native["yy"] == 2
+    # a book not read from a world file is filled the way ST's importers fill it: omit does not apply
+    filled = st.world_from_lorebook(_world_book({"verbatim": {"zz": 1}, "omit": ["zz"]}, native_world=False))
+    assert filled["entries"]["0"]["zz"] == 1
+
+
+def test_malformed_stash_records_restore_nothing() -> None:
+    clean = st.world_from_lorebook(_world_book({}))
+    for odd in ({"verbatim": "x", "omit": 3}, {"verbatim": [1], "omit": {"uid": 1}}, {"unknown": None}):
+        assert st.world_from_lorebook(_world_book(odd)) == clean, odd
+    card = Lorebook.model_validate({"entries": [{"keys": ["k"], "content": "c", "name": "A", "extensions": {
+        "position": 0, "sillytavern": {"entry": {"card_fields": ["name"]}}}}]})
+    normalized, conflicts = st.normalize_card_book(card)
+    assert conflicts == [] and normalized.entries[0].name == "A"
+    assert "card_fields" not in normalized.entries[0].ext("sillytavern")["entry"]
+
+
+def test_unknown_world_keys_never_override_the_world() -> None:
+    book = Lorebook.model_validate({"entries": [{"keys": ["k"], "content": "c"}], "extensions": {"sillytavern": {
+        "lorebook": {"native_world": True, "unknown": {"entries": {}, "folders": [1]}}}}})
+    world = st.world_from_lorebook(book)
+    assert list(world) == ["entries", "folders"] and len(world["entries"]) == 1 and world["folders"] == [1]
+
+
+def test_card_book_stash_replaces_a_foreign_namespace_value() -> None:
+    """``data.extensions.sillytavern`` of another shape is not ours: the stash container replaces it."""
+    book = {"description": "d", "scan_depth": 3, "entries": [{"keys": ["k"], "content": "c"}]}
+    card = Card.model_validate({"spec": "chara_card_v3", "spec_version": "3.0", "data": {
+        "name": "C", "character_book": book, "extensions": {"sillytavern": "theirs", "other": 1}}})
+    written = st.sillytavern_card(card)
+    assert written["data"]["extensions"]["sillytavern"] == {"character_book": {"description": "d", "scan_depth": 3}}
+    back, conflicts = st.normalize_card(Card.model_validate(written))
+    assert conflicts == [] and back.data.character_book.scan_depth == 3
+    assert "sillytavern" not in back.data.extensions and back.data.extensions["other"] == 1
 
 
 # --- SillyTavern card data ----------------------------------------------------------------

@@ -7,16 +7,27 @@ from typing import Any
 
 from ...mappings import load as load_mapping
 from ...model import V2_SPEC, Card, Lorebook, LorebookEntry, as_bool
+from ...model.stash import Stash, open_container
 from ...model.versions import to_v2
 from .fields import BOOK_FIELDS_DROPPED_BY_ST, CARD_ONLY_FIELDS, FIELDS, TOP_LEVEL_NATIVE, copy_value
-from .model import NAMESPACE, book_ext, foreign_extensions
+from .model import (
+    BOOK_FIELDS,
+    CARD_FIELDS,
+    NAMESPACE,
+    OMIT,
+    STASH_KEYS,
+    UNKNOWN,
+    VERBATIM,
+    book_ext,
+    foreign_extensions,
+)
 from .world import natives, normalized, st_exported_use_regex
 
 # ``data`` fields SillyTavern mirrors at the card's root (V1 layout).
 V1_MIRROR = ("name", "description", "personality", "scenario", "first_mes", "mes_example")
 # Namespace records a card entry carries for every book, and for a book read from a world file.
-STASHED_ALWAYS = ("character_filter", "unknown")
-STASHED_FOR_WORLD = ("uid_key", "verbatim")
+STASHED_ALWAYS = ("character_filter", UNKNOWN)
+STASHED_FOR_WORLD = ("uid_key", VERBATIM)
 
 
 def card_book_from_lorebook(
@@ -104,22 +115,24 @@ def _entry_stash(
         if name in ns:
             stash[name] = copy.deepcopy(ns[name])
     if native_world:
-        _stash_world_shape(stash, ns, own)
+        stash.update(_world_shape(ns, own).to_json(*STASH_KEYS))
+        if isinstance(own.get("extensions"), dict):
+            stash["world_extensions"] = list(own["extensions"])
     # ST's constant use_regex is not stashed: a stashed one says the keys really are patterns.
-    card_fields = {n: card[n] for n in CARD_ONLY_FIELDS if n in card and not (plain_keys and n == "use_regex")}
-    if card_fields:
-        stash["card_fields"] = card_fields
+    card_fields = Stash(keep={
+        n: card[n] for n in CARD_ONLY_FIELDS if n in card and not (plain_keys and n == "use_regex")
+    })
+    stash.update(card_fields.to_json(CARD_FIELDS))
     return stash
 
 
-def _stash_world_shape(stash: dict[str, Any], ns: dict[str, Any], own: dict[str, Any]) -> None:
-    """For a world entry: the top-level fields it lacked and its own extension keys."""
-    omit = [n for n in TOP_LEVEL_NATIVE if n not in own]
-    omit += [n for n in ns.get("omit") or [] if n not in omit]
-    if omit:
-        stash["omit"] = omit
-    if isinstance(own.get("extensions"), dict):
-        stash["world_extensions"] = list(own["extensions"])
+def _world_shape(ns: dict[str, Any], own: dict[str, Any]) -> Stash:
+    """For a world entry: the top-level fields it lacked, which the card entry has (absent: ``omit``).
+
+    Its ``verbatim`` record is carried over as it is by ``STASHED_FOR_WORLD``."""
+    absent = [n for n in TOP_LEVEL_NATIVE if n not in own]
+    absent += [n for n in ns.get(OMIT) or [] if n not in absent]
+    return Stash(absent=absent)
 
 
 def _card_extension_defaults() -> dict[str, Any]:
@@ -163,12 +176,12 @@ def sillytavern_card(card: Card, *, from_card: bool = True, plain: list[bool] | 
 
 def _stash_dropped_book_fields(book: dict[str, Any], extensions: Any) -> None:
     """Book fields ST's exporter drops, kept in ``data.extensions.sillytavern.character_book``."""
-    dropped = {k: book[k] for k in BOOK_FIELDS_DROPPED_BY_ST if k in book}
-    if dropped.get("extensions") == {}:
-        del dropped["extensions"]
+    dropped = Stash(keep={k: copy.deepcopy(book[k]) for k in BOOK_FIELDS_DROPPED_BY_ST if k in book})
+    if dropped.keep.get("extensions") == {}:
+        del dropped.keep["extensions"]
     if dropped and isinstance(extensions, dict):
-        ours = extensions.get(NAMESPACE) if isinstance(extensions.get(NAMESPACE), dict) else {}
-        extensions[NAMESPACE] = {**ours, "character_book": copy.deepcopy(dropped)}
+        ours, _ = open_container(extensions, NAMESPACE)  # a non-object value there is not ours: replaced
+        ours.update(dropped.to_json(BOOK_FIELDS))
 
 
 def _mirror_v1(raw: dict[str, Any], data: dict[str, Any], extensions: Any) -> None:

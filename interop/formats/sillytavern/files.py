@@ -13,7 +13,7 @@ from ..card_io import card_version, read_card_document
 from ..registry import Probe, ReadContext, WriteContext
 from .card import sillytavern_card
 from .fields import entry_label
-from .model import entry_ext
+from .model import NAMESPACE, entry_stash
 from .normalize import conflict_text, normalize_card
 from .world import lorebook_from_world, normalized, st_exported_use_regex, world_from_normalized
 
@@ -32,9 +32,9 @@ def read_world(data: bytes, ctx: ReadContext) -> Document:
         book.name = PurePath(ctx.filename).stem  # ST names a world by its file name
     doc = Document(format="sillytavern-world", lorebook=book, source=ctx.filename)
     for index, entry in enumerate(book.entries):
-        ns = entry_ext(entry)
-        if isinstance(ns.verbatim, dict) or isinstance(ns.omit, list):
-            fields = sorted(set(ns.verbatim or {}) | set(ns.omit or []))
+        stash = entry_stash(entry.ext(NAMESPACE).get("entry"))  # set by the reader only when not empty
+        if stash:
+            fields = sorted(set(stash.keep) | set(stash.absent))
             doc.warn(f"{entry_label(index, entry)}: fields kept verbatim (unusual values): {', '.join(fields)}")
     return doc
 

@@ -3,19 +3,10 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
-_REGEX_KEY = re.compile(r"^/([\s\S]+?)/([gimsuy]*)$")
+from ...model.keys import is_sillytavern_regex_key
 
-
-def is_regex_key(key: Any) -> bool:
-    """ST's rule: ``/pattern/flags`` with flags from ``gimsuy`` and no unescaped ``/`` inside."""
-    if not isinstance(key, str):
-        return False
-    match = _REGEX_KEY.match(key)
-    if not match:
-        return False
-    return re.search(r"(?<!\\)(?:\\\\)*/", match.group(1)) is None
+is_regex_key = is_sillytavern_regex_key  # one rule, in interop.model.keys
 
 
 def as_regex_key(key: str, case_sensitive: bool) -> str:

@@ -17,8 +17,22 @@ from __future__ import annotations
 from typing import Any
 
 from ...model import CanonicalModel, Lenient, Lorebook, LorebookEntry
+from ...model.stash import Stash
 
 NAMESPACE = "sillytavern"
+# How an entry namespace spells its stash (``interop.model.stash``): keep = ``verbatim``
+# (native fields written back as they were), absent = ``omit`` (native fields left out).
+VERBATIM, OMIT = STASH_KEYS = ("verbatim", "omit")
+# Keep records of the card flavour (what ST's card exporter drops): entry fields in the
+# entry namespace, book fields in the card's ``data.extensions.sillytavern``.
+CARD_FIELDS = "card_fields"
+BOOK_FIELDS = "character_book"
+# Keep record of native fields the mapping table does not know (an entry's, or a world file's
+# top-level keys): written back as they were.
+UNKNOWN = "unknown"
+# Absent record of the card-book writers (``st_readable_book``): fields they added to an entry
+# read from a world file, left out again when the world is written back.
+ADDED_FIELDS = "added_fields"
 Number = int | float
 
 
@@ -108,6 +122,16 @@ def entry_ext(entry: LorebookEntry) -> STEntryExt:
     """The entry's typed ST namespace (empty when absent)."""
     raw = entry.ext(NAMESPACE).get("entry")
     return STEntryExt.model_validate(raw) if isinstance(raw, dict) else STEntryExt()
+
+
+def entry_stash(ns: Any) -> Stash:
+    """The ``verbatim``/``omit`` stash of an entry namespace (empty when missing or malformed)."""
+    return Stash.from_json(ns, *STASH_KEYS)
+
+
+def keep_record(value: Any) -> Stash:
+    """A keep-only record (``card_fields``, ``character_book``) as a stash; a malformed one is empty."""
+    return Stash(keep=value if isinstance(value, dict) else {})
 
 
 def book_ext(book: Lorebook) -> STLorebookExt:

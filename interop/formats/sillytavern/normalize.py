@@ -14,8 +14,9 @@ from typing import Any
 from ...jsonvalue import json_equal
 from ...model import Card, Lorebook, LorebookEntry
 from ...model.conflict import Conflict
+from ...model.stash import Stash, take
 from .fields import BY_FLAT, POSITION_NAMES, entry_label, is_number
-from .model import NAMESPACE, STCardExt
+from .model import BOOK_FIELDS, CARD_FIELDS, NAMESPACE, keep_record
 from .read_entry import read_native_entry
 
 HAZARD_PREFIX = "SillyTavern reads its flat key: "
@@ -67,7 +68,7 @@ def _layout_is_foreign(extensions: dict[str, Any]) -> bool:
 def _nothing_to_fold(flat: dict[str, Any], existing: Any) -> bool:
     if not isinstance(existing, dict):
         return not flat
-    if not flat and not {"card_fields", "world_extensions"} & set(existing):
+    if not flat and not {CARD_FIELDS, "world_extensions"} & set(existing):
         return True  # nothing to fold or restore
     # Read from a world file: flat-looking keys are that entry's own `extensions` object
     # (copies ST made when the entry came from a card, ignored by ST); the namespace is the truth.
@@ -92,7 +93,7 @@ def _normalize_entry(index: int, entry: LorebookEntry, conflicts: list[Conflict]
     _fold_namespace(index, ns, from_flat, conflicts)
     _fold_case_sensitive(index, raw, top, flat, conflicts)
     _check_position(index, raw, flat.get("position"), conflicts)
-    _restore_card_fields(index, raw, ns.pop("card_fields", None), conflicts)
+    _restore_card_fields(index, raw, keep_record(ns.pop(CARD_FIELDS, None)), conflicts)
     world_keys = ns.pop("world_extensions", None)
     if isinstance(world_keys, list):
         ns["has_extensions"] = True  # the world entry had an extensions object (these flat keys were in it)
@@ -149,18 +150,22 @@ def _check_position(index: int, raw: dict[str, Any], position: Any, conflicts: l
         ))
 
 
-def _restore_card_fields(index: int, raw: dict[str, Any], stashed: Any, conflicts: list[Conflict]) -> None:
-    if not isinstance(stashed, dict):
-        return
-    for name, value in stashed.items():
-        if name not in raw:  # after the flat keys: a stale stash never overrides what ST wrote
-            raw[name] = value
-        elif not json_equal(raw[name], value):
-            conflicts.append(_conflict(
-                index, name,
-                f"{name} is {json.dumps(raw[name])} but the SillyTavern stash says {json.dumps(value)};"
-                " the spec field is kept",
-            ))
+def _restore_missing(target: dict[str, Any], stash: Stash) -> list[tuple[str, Any]]:
+    """Put back the kept values ``target`` lacks; return the ``(name, kept value)`` pairs that
+    disagree with the value ``target`` has (that one stays: a stale stash never overrides)."""
+    present = [name for name in stash.keep if name in target]
+    stash.restore(target, skip=present)
+    return [(name, stash.keep[name]) for name in present if not json_equal(target[name], stash.keep[name])]
+
+
+def _restore_card_fields(index: int, raw: dict[str, Any], stash: Stash, conflicts: list[Conflict]) -> None:
+    # after the flat keys: a stale stash never overrides what ST wrote
+    for name, value in _restore_missing(raw, stash):
+        conflicts.append(_conflict(
+            index, name,
+            f"{name} is {json.dumps(raw[name])} but the SillyTavern stash says {json.dumps(value)};"
+            " the spec field is kept",
+        ))
 
 
 def _folded_extensions(extensions: dict[str, Any], ns: dict[str, Any], kept_flat: set[str]) -> dict[str, Any]:
@@ -180,32 +185,37 @@ def normalize_card(card: Card, *, keep_flat: bool = False) -> tuple[Card, list[C
     if book is None:
         return card, []
     book, conflicts = normalize_card_book(book, keep_flat=keep_flat)
-    data_ext = card.data.extensions if isinstance(card.data.extensions, dict) else None
-    ours = data_ext.get(NAMESPACE) if data_ext is not None else None
-    stash = STCardExt.model_validate(ours).character_book if isinstance(ours, dict) else None
     data_update: dict[str, Any] = {}
-    if isinstance(ours, dict) and isinstance(stash, dict) and data_ext is not None:
+    taken = _take_book_stash(card.data.extensions)
+    if taken is not None:
+        stash, data_update["extensions"] = taken
         book = _restore_book_fields(book, stash, conflicts)
-        rest = {k: v for k, v in ours.items() if k != "character_book"}
-        new_ext = {k: v for k, v in data_ext.items() if k != NAMESPACE}
-        if rest:
-            new_ext[NAMESPACE] = rest
-        data_update["extensions"] = new_ext
     data_update["character_book"] = book
     new = card.model_copy(update={"data": card.data.model_copy(update=data_update)})
-    new._filled = set(card._filled)
+    new.filled = card.filled
     return new, conflicts
 
 
-def _restore_book_fields(book: Lorebook, stash: dict[str, Any], conflicts: list[Conflict]) -> Lorebook:
+def _take_book_stash(extensions: Any) -> tuple[Stash, dict[str, Any]] | None:
+    """The book fields in ``data.extensions.sillytavern.character_book`` and the card's
+    ``extensions`` without them (an emptied namespace goes too); None when there is no such stash."""
+    ours = extensions.get(NAMESPACE) if isinstance(extensions, dict) else None
+    if not isinstance(ours, dict) or not isinstance(ours.get(BOOK_FIELDS), dict):
+        return None
+    rest = dict(ours)  # the card's own dicts stay as they are
+    stash = keep_record(take(rest, BOOK_FIELDS))
+    new_ext = {k: v for k, v in extensions.items() if k != NAMESPACE}
+    if rest:
+        new_ext[NAMESPACE] = rest
+    return stash, new_ext
+
+
+def _restore_book_fields(book: Lorebook, stash: Stash, conflicts: list[Conflict]) -> Lorebook:
     raw = book.dump()
-    for name, value in stash.items():
-        if name not in raw:
-            raw[name] = value
-        elif not json_equal(raw[name], value):
-            conflicts.append(Conflict(
-                ("book", name),
-                f"character_book.{name} is {json.dumps(raw[name])} but the SillyTavern stash says "
-                f"{json.dumps(value)}; the book's value is kept",
-            ))
+    for name, value in _restore_missing(raw, stash):
+        conflicts.append(Conflict(
+            ("book", name),
+            f"character_book.{name} is {json.dumps(raw[name])} but the SillyTavern stash says "
+            f"{json.dumps(value)}; the book's value is kept",
+        ))
     return Lorebook.model_validate(raw)

@@ -6,9 +6,10 @@ from collections.abc import Callable
 from typing import Any
 
 from ...model import LorebookEntry
+from ...model.stash import Stash
 from .fields import BY_NATIVE, WorldField, is_number, split_groups
 from .keys import is_regex_key
-from .model import NAMESPACE
+from .model import NAMESPACE, UNKNOWN
 
 Fields = dict[str, Any]
 
@@ -89,8 +90,7 @@ def read_native_entry(native: dict[str, Any]) -> tuple[Fields, Fields, Fields | 
                 ns["has_extensions"] = True
         elif field.transform in _READERS:
             _READERS[field.transform](field, value, top, ns)
-    if unknown:
-        ns["unknown"] = unknown
+    ns.update(Stash(keep=unknown).to_json(UNKNOWN))
     _mark_regex_keys(top)
     return top, ns, foreign
 

@@ -9,7 +9,7 @@ from typing import Any
 from ...model import Lorebook, LorebookEntry
 from .card import card_book_from_lorebook
 from .fields import BY_FLAT, REQUIRED_ENTRY_FIELDS, ST_TOP_LEVEL
-from .model import NAMESPACE, book_ext
+from .model import ADDED_FIELDS, CARD_FIELDS, NAMESPACE, book_ext
 from .world import st_exported_use_regex
 from .write_entry import Fill
 
@@ -75,7 +75,7 @@ def _readable_entry(
     # given a flat key only because ST's card import would not fall back to the world's default.
     added_here += [BY_FLAT[k].native for k in flat if k not in written["extensions"]]
     if book_native_world and added_here:
-        extra["added_fields"] = added_here
+        extra[ADDED_FIELDS] = added_here
     if extra:
         ns = entry.ext(NAMESPACE).get("entry")
         ours = extensions.get(NAMESPACE) if isinstance(extensions.get(NAMESPACE), dict) else {}
@@ -120,5 +120,5 @@ def _namespace_extra(entry: LorebookEntry, written: dict[str, Any], extensions: 
         extra["world_extensions"] = ns_written["world_extensions"]
     has_flat = any(k in BY_FLAT for k in extensions)
     if has_flat and entry.use_regex is True and not fill.plain_keys and "risuai" not in extensions:
-        extra["card_fields"] = {"use_regex": True}
+        extra[CARD_FIELDS] = {"use_regex": True}
     return extra

@@ -11,8 +11,9 @@ from ...jsonvalue import json_equal
 from ...memo import memoized
 from ...model import Lorebook, LorebookEntry
 from ...model.conflict import Conflict
+from ...model.stash import Stash
 from .fields import BY_FLAT
-from .model import NAMESPACE, book_ext, entry_ext, foreign_extensions
+from .model import NAMESPACE, STASH_KEYS, UNKNOWN, book_ext, entry_ext, foreign_extensions
 from .normalize import normalize_card_book
 from .read_entry import build_entry, read_native_entry
 from .write_entry import Fill, native_from_entry
@@ -31,9 +32,8 @@ def lorebook_from_world(obj: dict[str, Any], *, file: str | None = None) -> Lore
     lorebook: dict[str, Any] = {"native_world": True}
     if "originalData" in obj:
         lorebook["original_data"] = original
-    unknown = {k: v for k, v in obj.items() if k not in ("entries", "originalData")}
-    if unknown:
-        lorebook["unknown"] = unknown
+    unknown = Stash(keep={k: v for k, v in obj.items() if k not in ("entries", "originalData")})
+    lorebook.update(unknown.to_json(UNKNOWN))
     book: dict[str, Any] = {}
     if isinstance(original, dict):
         book.update({name: original[name] for name in BOOK_FIELDS_IN_ORIGINAL if name in original})
@@ -73,14 +73,13 @@ def _pin_exact(
 ) -> None:
     """Record in ``verbatim``/``omit`` whatever the typed fields would not write back exactly."""
     again = native_from_entry(entry, template=False, index=0)
-    verbatim = {k: v for k, v in native.items() if k not in again or not json_equal(again[k], v)}
-    omit = [k for k in again if k not in native]
-    if not verbatim and not omit:
+    stash = Stash(
+        keep={k: v for k, v in native.items() if k not in again or not json_equal(again[k], v)},
+        absent=[k for k in again if k not in native],
+    )
+    if not stash:
         return
-    if verbatim:
-        ns["verbatim"] = verbatim
-    if omit:
-        ns["omit"] = omit
+    ns.update(stash.to_json(*STASH_KEYS))
     entry.extensions = {**(foreign or {}), NAMESPACE: {"entry": ns}}
 
 
@@ -146,9 +145,8 @@ def world_from_normalized(source: Lorebook, book: Lorebook, *, from_card: bool =
             out["originalData"] = copy.deepcopy(meta.original_data)
     else:
         out["originalData"] = _original_data(book, entries)
-    if isinstance(meta.unknown, dict):
-        for key, value in meta.unknown.items():
-            out.setdefault(key, copy.deepcopy(value))
+    if isinstance(meta.unknown, dict):  # other top-level keys of the world file; never over ours
+        Stash(keep=meta.unknown).restore(out, skip=list(out))
     return out
 
 

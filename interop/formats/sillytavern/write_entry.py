@@ -6,16 +6,16 @@ with it, it fills what ST's importers fill (new-entry template defaults and thei
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ...jsonvalue import ABSENT
 from ...model import LorebookEntry, as_bool
+from ...model.stash import Stash
 from .fields import FIELDS, NATIVE_OF_REQUIRED, WorldField, copy_value
 from .keys import as_regex_key
-from .model import NAMESPACE, foreign_extensions
+from .model import ADDED_FIELDS, NAMESPACE, UNKNOWN, entry_stash, foreign_extensions
 
 
 @dataclass(frozen=True)
@@ -201,17 +201,15 @@ def native_from_entry(entry: LorebookEntry, template: bool, index: int, fill: Fi
 
 def _apply_records(out: dict[str, Any], ns: dict[str, Any], template: bool) -> None:
     """The namespace's records of what the typed fields cannot say: added, unknown, verbatim, omitted fields."""
-    added = ns.get("added_fields")
+    added = ns.get(ADDED_FIELDS)
     if isinstance(added, list) and not template:  # spec fields a card writer added to a world entry
-        for name in added:
-            out.pop(NATIVE_OF_REQUIRED.get(name, name) or "", None)
-    unknown = ns.get("unknown")
-    if isinstance(unknown, dict):
-        out.update(copy.deepcopy(unknown))
-    verbatim = ns.get("verbatim")
-    if isinstance(verbatim, dict):
-        out.update(copy.deepcopy(verbatim))
-    omit = ns.get("omit")
-    if isinstance(omit, list) and not template:  # an import would fill them: only a world file lacks them
-        for name in omit:
-            out.pop(name, None)
+        Stash(absent=[NATIVE_OF_REQUIRED.get(name, name) or "" for name in added]).restore(out)
+    stash = entry_stash(ns)
+    unknown = ns.get(UNKNOWN)
+    if isinstance(unknown, dict):  # native fields the table does not know: kept like verbatim ones
+        stash.keep = {**unknown, **stash.keep}
+    if template:
+        stash.absent = []  # an import would fill them: only a world file lacks them
+    # A field in both records stays out, as it always has (absent wins over keep).
+    stash.keep = {k: v for k, v in stash.keep.items() if k not in stash.absent}
+    stash.restore(out)

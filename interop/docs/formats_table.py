@@ -1,18 +1,17 @@
 """The format support table in README.md, generated from the registry.
 
-``python -m interop.formats.table --write`` rewrites the block between the
+``python -m interop.docs --write`` rewrites the block between the
 ``<!-- formats:start -->`` and ``<!-- formats:end -->`` markers; ``--check``
 fails when it is stale (a test runs it in CI).
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
 from pathlib import Path
 
-from .registry import all_formats
+from ..formats.registry import all_formats
 
+README = Path("README.md")
 START = "<!-- formats:start -->"
 END = "<!-- formats:end -->"
 
@@ -35,24 +34,8 @@ def updated(readme: str) -> str:
     return f"{head}{START}\n{render()}\n{END}{tail}"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--readme", type=Path, default=Path("README.md"))
-    group = parser.add_mutually_exclusive_group(required=True)
-    group.add_argument("--write", action="store_true")
-    group.add_argument("--check", action="store_true")
-    args = parser.parse_args(argv)
-    current = args.readme.read_text(encoding="utf-8")
-    fresh = updated(current)
-    if fresh == current:
-        return 0
-    if args.write:
-        args.readme.write_text(fresh, encoding="utf-8")
-        print(f"updated {args.readme}")
-        return 0
-    print(f"{args.readme}: format table is stale (run python -m interop.formats.table --write)", file=sys.stderr)
-    return 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def rendered(current: str | None) -> str:
+    """README.md with a fresh table (the README must exist: only its table is generated)."""
+    if current is None:
+        raise ValueError(f"{README} not found: run from the repository root or pass --root")
+    return updated(current)

@@ -1,0 +1,161 @@
+"""The layering holds (issue 15, item 7): import-linter contracts, independent platform packages, no cycles.
+
+Layers, top to bottom (``[tool.importlinter]`` in pyproject.toml): cli/service > catalog/conversion >
+fidelity > engine > api/inspection > formats.<platform> (independent of each other) > transforms and
+the neutral formats modules > containers > document > model > helpers. A platform reaches another
+platform only through the registry at call time (``get_platform(name).service(...)``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+import subprocess
+import sys
+import tomllib
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from interop.formats import platform_packages
+
+REPO = Path(__file__).resolve().parents[1]
+
+# Runtime import cycles that exist today, each a strongly connected set of modules (imports under
+# TYPE_CHECKING do not count). The lead deletes each entry once its cycle is broken; a new cycle,
+# or a listed one that grows, fails the test.
+KNOWN_CYCLES: list[frozenset[str]] = [
+    # registry.get_format() calls formats.load_all() lazily; formats/__init__ re-exports the registry
+    frozenset({"interop.formats", "interop.formats.registry"}),
+    # the package registers the app checks, which import AppVerdict back from the package
+    frozenset(
+        {
+            "interop.fidelity.apps",
+            "interop.fidelity.apps.agnai_check",
+            "interop.fidelity.apps.card_books",
+            "interop.fidelity.apps.novelai_check",
+            "interop.fidelity.apps.risu_check",
+            "interop.fidelity.apps.sillytavern_check",
+        }
+    ),
+    # the ST profile builds its STScan lazily; st_scan imports the profile's entries and constants
+    frozenset({"interop.engine.profiles.sillytavern", "interop.engine.profiles.st_scan"}),
+    # report.fidelity_report calls behaviour_items lazily; behaviour builds report.FidelityItem
+    frozenset({"interop.fidelity.behaviour", "interop.fidelity.report"}),
+    # the click group registers its commands, which import exit codes back from the package
+    frozenset(
+        {
+            "interop.cli",
+            "interop.cli.convert_cmd",
+            "interop.cli.diff_cmd",
+            "interop.cli.inspect_cmd",
+            "interop.cli.migrate_cmd",
+            "interop.cli.roundtrip_cmd",
+            "interop.cli.validate_cmd",
+        }
+    ),
+]
+
+
+def _lint_imports() -> str:
+    found = shutil.which("lint-imports") or str(Path(sys.executable).parent / "lint-imports")
+    if not Path(found).exists():
+        pytest.skip("import-linter is not installed (pip install '.[test]')")
+    return found
+
+
+def _graph() -> Any:
+    grimp = pytest.importorskip("grimp", reason="grimp comes with import-linter (pip install '.[test]')")
+    return grimp.build_graph("interop", cache_dir=None, exclude_type_checking_imports=True)
+
+
+def _ignored_imports() -> list[tuple[str, str]]:
+    """The ``ignore_imports`` of the platform-independence contract, as (importer, imported)."""
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    contract = next(c for c in config["tool"]["importlinter"]["contracts"] if c["id"] == "platforms")
+    return [tuple(part.strip() for part in line.split("->")) for line in contract.get("ignore_imports", [])]
+
+
+def test_import_linter_contracts_are_kept() -> None:
+    result = subprocess.run([_lint_imports(), "--no-cache"], cwd=REPO, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
+
+
+def test_every_platform_package_is_independent() -> None:
+    """Also platforms added after pyproject's contract was written (found on disk, not listed)."""
+    graph = _graph()
+    for importer, imported in _ignored_imports():
+        graph.remove_import(importer=importer, imported=imported)
+    packages = [f"interop.formats.{name}" for name in platform_packages()]
+    assert len(packages) >= 8
+    chains = [
+        (a, b)
+        for a, b in itertools.permutations(packages, 2)
+        if graph.chain_exists(importer=a, imported=b, as_packages=True)
+    ]
+    assert chains == [], "a platform package imports another; ask the registry instead"
+
+
+def _cycles(graph: Any) -> list[frozenset[str]]:
+    """Strongly connected sets of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[frozenset[str]] = []
+    for root in sorted(graph.modules):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph.find_modules_directly_imported_by(root))))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.find_modules_directly_imported_by(child)))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = set()
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.add(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(frozenset(component))
+    return found
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    class Graph:
+        modules = {"a", "b", "c", "d"}
+        edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+
+        def find_modules_directly_imported_by(self, module: str) -> set[str]:
+            return self.edges.get(module, set())
+
+    assert _cycles(Graph()) == [frozenset({"a", "b", "c"})]
+
+
+def test_no_new_import_cycles() -> None:
+    cycles = _cycles(_graph())
+    new = [sorted(c) for c in cycles if c not in KNOWN_CYCLES]
+    assert new == [], "new import cycle(s): move the shared code down a layer or import it at call time"
+    gone = [sorted(c) for c in KNOWN_CYCLES if c not in cycles]
+    if gone:
+        warnings.warn(f"cycles broken, delete them from KNOWN_CYCLES: {gone}", stacklevel=1)
