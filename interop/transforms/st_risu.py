@@ -35,6 +35,7 @@ Two directions, each leaving a record so the other can undo it exactly:
 from __future__ import annotations
 
 import copy
+import json
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import astuple, dataclass, field
@@ -86,11 +87,37 @@ NAMESPACED = Layout(WHOLE_WORDS, DELAY, LOGIC, POSITION, DEPTH, ROLE, TRIGGER_PE
 # The SillyTavern adapter's namespace first; then the flat keys SillyTavern writes into a
 # card entry's ``extensions`` (what Risu's own importer translates).
 LAYOUTS = (NAMESPACED, Layout(*(card_flavour(path) for path in astuple(NAMESPACED))))
-AT_DEPTH_VALUES = ("at_depth", "atDepth", 4)
-AT_DEPTH = 4  # SillyTavern position 4 (atDepth), as the SillyTavern adapter stores it
-ROLE_NAMES = ("system", "user", "assistant")  # SillyTavern role 0 / 1 / 2
-LOGIC_CODES = {"and_any": 0, "not_all": 1, "not_any": 2, "and_all": 3}
-LOGIC_BY_DECORATOR = {"exclude_keys_all": 1, "exclude_keys": 2, "additional_keys": 3}
+
+
+def st_enum(native: str) -> dict[str, int]:
+    """A SillyTavern entry enum from mappings/sillytavern.json: canonical name -> native number."""
+    values = load_mapping("sillytavern").enum_values("entry", native)
+    if not values:
+        raise ValueError(f"mappings/sillytavern.json: no enum values for entry.{native}")
+    return {name: int(json.loads(value)) for value, name in values.items()}
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+_POSITIONS = st_enum("position")
+AT_DEPTH = _POSITIONS["at_depth"]  # SillyTavern position 4 (atDepth), as the SillyTavern adapter stores it
+# A position naming at-depth: the table's name, SillyTavern's own spelling (``atDepth``) or the number.
+AT_DEPTH_VALUES = ("at_depth", _camel("at_depth"), AT_DEPTH)
+_ROLES = st_enum("role")
+ROLE_NAMES = tuple(sorted(_ROLES, key=_ROLES.__getitem__))  # indexed by SillyTavern's role number
+assert [_ROLES[name] for name in ROLE_NAMES] == list(range(len(ROLE_NAMES))), "mappings/sillytavern.json: role"
+# Secondary-key logic by name; a canonical value may spell the table's name in lower case.
+LOGIC_CODES = {name.lower(): code for name, code in st_enum("selectiveLogic").items()}
+# Risu's decorators for the logics it has (risu.md 3.1); Risu's own logic is AND ANY.
+LOGIC_BY_DECORATOR = {
+    "exclude_keys_all": LOGIC_CODES["not_all"],
+    "exclude_keys": LOGIC_CODES["not_any"],
+    "additional_keys": LOGIC_CODES["and_all"],
+}
+ACTING_LOGICS = tuple(LOGIC_BY_DECORATOR.values())
 
 
 # --- canonical -> Risu -------------------------------------------------------------
@@ -197,10 +224,10 @@ def _logic(entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
     secondary = entry.get("secondary_keys")
     if not (_acting_logic(logic, secondary) and all(_decorator_safe(k) for k in secondary)):
         return False
-    if logic == 1:
-        state.lines.append("@@exclude_keys_all " + ",".join(secondary))
+    name = next(name for name, code in LOGIC_BY_DECORATOR.items() if code == logic)
+    if name == "exclude_keys_all":
+        state.lines.append(f"@@{name} " + ",".join(secondary))
     else:
-        name = "exclude_keys" if logic == 2 else "additional_keys"
         state.lines.extend(f"@@{name} {k}" for k in secondary)
     state.take(entry, layout.logic)
     state.removed["selective"] = entry.get("selective")
@@ -212,7 +239,7 @@ def _logic(entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
 
 def _acting_logic(logic: int | None, secondary: Any) -> bool:
     """A secondary-key logic other than Risu's own (AND ANY) over a non-empty key list."""
-    return logic in (1, 2, 3) and isinstance(secondary, list) and bool(secondary)
+    return logic in ACTING_LOGICS and isinstance(secondary, list) and bool(secondary)
 
 
 def _depth(entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
