@@ -56,6 +56,10 @@ STASH = "interop_stash"
 # Risu's spelling of the keep/absent parts of an entry's stash (interop.model.stash); the other
 # keys of the record (``filled``, ``card_fields``, ...) are Risu's own.
 ENTRY_KEEP, ENTRY_ABSENT = "entry", "absent"
+# The same for a whole book (the export wrapper's or the module object's ``interop_stash``): ``book``
+# keeps the book data a Risu file has no place for; a module's ``filled`` lists what Risu's
+# importer needs that the book lacked.
+BOOK_KEEP, BOOK_ABSENT = "book", "filled"
 KEY_FIELDS = ("key", "secondkey")
 FILLED_FOR_FOREIGN = ("mode", "bookVersion")
 CARD_FIELDS = ("mode", "folder")  # non-spec fields Risu's card export adds to CCv3 entries
