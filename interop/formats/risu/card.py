@@ -535,13 +535,14 @@ LORE_SETTINGS: tuple[tuple[str, str], ...] = tuple(
     for f in _MAPPING.fields_at("book")
     if f.canonical and f.native.startswith(f"{LORE_SETTINGS_KEY}.")
 )
-_RISUAI_KEYS = {
-    "bias": "bias", "viewScreen": "viewScreen", "customscript": "customScripts", "triggerscript": "triggerscript",
-    "utilityBot": "utilityBot", "sdData": "sdData", "backgroundHTML": "backgroundHTML", "license": "license",
-    "additionalText": "additionalText", "largePortrait": "largePortrait", "lorePlus": "lorePlus",
-    "inlayViewScreen": "inlayViewScreen", "newGenData": "newGenData", "lowLevelAccess": "lowLevelAccess",
-    "defaultVariables": "defaultVariables",
-}  # fmt: skip
+_RISUAI_PREFIX = "extensions.risuai."
+# Risu character key -> its key in extensions.risuai (the table's card rows that land there, one key each;
+# ``(other keys)`` is the rest of the character, kept whole under ``character``).
+_RISUAI_KEYS: dict[str, str] = {
+    f.native: f.canonical.removeprefix(_RISUAI_PREFIX)
+    for f in _MAPPING.fields_at("card")
+    if f.canonical and f.canonical.startswith(_RISUAI_PREFIX) and f.native.isidentifier()
+}
 _MARKERS = ("firstMessage", "chaId", "globalLore", "exampleMessage", "desc")
 
 
