@@ -46,6 +46,7 @@ from ..asset_origin import ORIGINS_MEMBER, load_origins, move, origins_bytes
 from ..card_io import card_from_json
 from ..registry import Format, Probe, ReadContext, WriteContext, get_format
 from .describe import describe_risu_book
+from .entries import CARD_FIELDS as RISU_CARD_ENTRY_FIELDS
 from .entries import NS, lorebook_from_risu_entries, risu_entries_from_lorebook
 from .module import book_from_module, module_from_book
 from .module import module_assets as records_of
@@ -107,9 +108,9 @@ def note_card_quirks(doc: Document) -> None:
     card_book = facts.get("card_book")
     entries = card_book.get("entries") if isinstance(card_book, dict) else None
     if isinstance(entries, list):
-        odd = sorted({k for e in entries if isinstance(e, dict) for k in ("mode", "folder") if k in e})
+        odd = sorted({k for e in entries if isinstance(e, dict) for k in RISU_CARD_ENTRY_FIELDS if k in e})
     else:
-        odd = sorted({k for e in data.character_book.entries for k in ("mode", "folder") if e.has(k)}) if (
+        odd = sorted({k for e in data.character_book.entries for k in RISU_CARD_ENTRY_FIELDS if e.has(k)}) if (
             data.character_book is not None
         ) else []
     if odd:

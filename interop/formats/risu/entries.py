@@ -61,7 +61,6 @@ ENTRY_KEEP, ENTRY_ABSENT = "entry", "absent"
 # importer needs that the book lacked.
 BOOK_KEEP, BOOK_ABSENT = "book", "filled"
 KEY_FIELDS = ("key", "secondkey")
-FILLED_FOR_FOREIGN = ("mode", "bookVersion")
 CARD_FIELDS = ("mode", "folder")  # non-spec fields Risu's card export adds to CCv3 entries
 
 _MAPPING = load_mapping("risu")
@@ -74,6 +73,9 @@ NATIVE_ONLY: tuple[str, ...] = tuple(
     f.native for f in _ENTRY_FIELDS if f.canonical and f.canonical.startswith(f"extensions.{NS}.")
 )
 DEFAULTS: dict[str, Any] = _MAPPING.defaults("entry")
+# Risu-only fields every entry Risu makes holds (the table gives them a default: ``mode``, ``bookVersion``);
+# an entry from elsewhere gets them too, listed as ``filled`` in its stash.
+FILLED_FOR_FOREIGN: tuple[str, ...] = tuple(name for name in NATIVE_ONLY if name in DEFAULTS)
 REQUIRED: tuple[str, ...] = tuple(_MAPPING.required_fields("entry"))  # what Risu's addLorebook writes
 FIELD_ORDER: tuple[str, ...] = tuple(_MAPPING.native_order("entry"))  # Risu's own key order
 # The ``extentions`` key holding ``case_sensitive`` (Risu itself never reads it).
@@ -460,9 +462,8 @@ def folder_to_risu(record: dict[str, Any]) -> dict[str, Any]:
     if isinstance(fields, dict):
         out.update(fields)
     else:  # a folder made outside Risu: give it what Risu's addLorebookFolder writes
-        for native in REQUIRED:
+        for native in (*REQUIRED, *FILLED_FOR_FOREIGN):  # ``mode`` is "folder" already
             out.setdefault(native, DEFAULTS[native])
-        out.setdefault("bookVersion", DEFAULTS["bookVersion"])
     if "parent" in record:
         out["folder"] = FOLDER_PREFIX + str(record["parent"])
     elif "parent_key" in record:
