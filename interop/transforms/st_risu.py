@@ -44,6 +44,7 @@ from typing import Any
 from ..jsonvalue import drop_empty, get_path, has_path, pop_path, set_path
 from ..mappings import load as load_mapping
 from ..model.decorators import JS_WHITESPACE, Decorator, ParsedContent, parse_decorators
+from ..model.stash import Stash
 from .losses import Composed, Losses, Step, compose
 
 ST_ENTRY = "extensions.sillytavern.entry"
@@ -112,6 +113,20 @@ assert [_ROLES[name] for name in ROLE_NAMES] == list(range(len(ROLE_NAMES))), "m
 # Secondary-key logic by name; a canonical value may spell the table's name in lower case.
 LOGIC_CODES = {name.lower(): code for name, code in st_enum("selectiveLogic").items()}
 # Risu's decorators for the logics it has (risu.md 3.1); Risu's own logic is AND ANY.
+# The generated lines' record (``Generated.fields``) is a keep/absent stash (interop.model.stash) spelled
+# as one dict: dotted path -> value replaced (keep), and under this key the paths that were missing
+# (absent; they also appear in keep, in the order they were taken, which the on-disk record preserves).
+ABSENT_PATHS = "!absent"
+
+
+def generated_stash(fields: dict[str, Any]) -> Stash | None:
+    """``Generated.fields`` as a Stash; None when its absent part is not a list (not ours)."""
+    absent = fields.get(ABSENT_PATHS, [])
+    if not isinstance(absent, list):
+        return None
+    return Stash(keep={path: value for path, value in fields.items() if path != ABSENT_PATHS}, absent=list(absent))
+
+
 LOGIC_BY_DECORATOR = {
     "exclude_keys_all": LOGIC_CODES["not_all"],
     "exclude_keys": LOGIC_CODES["not_any"],
@@ -232,7 +247,7 @@ def _logic(entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
     state.take(entry, layout.logic)
     state.removed["selective"] = entry.get("selective")
     if "selective" not in entry:
-        state.removed["!absent"] = ["selective"]
+        state.removed[ABSENT_PATHS] = ["selective"]
     entry["selective"] = False
     return True
 
@@ -317,14 +332,12 @@ def strip_generated(entry: dict[str, Any], text: str, fields: dict[str, Any]) ->
     content = entry.get("content")
     if not (isinstance(content, str) and isinstance(text, str) and isinstance(fields, dict)):
         return False
-    if not content.startswith(text) or not isinstance(fields.get("!absent", []), list):
+    stash = generated_stash(fields)
+    if not content.startswith(text) or stash is None:
         return False
     entry["content"] = content[len(text) :]
-    absent = fields.get("!absent", [])
-    for path, value in fields.items():
-        if path == "!absent":
-            continue
-        if path in absent:
+    for path, value in stash.keep.items():  # dotted paths, in the order they were taken
+        if path in stash.absent:
             entry.pop(path, None)
         else:
             set_path(entry, path, copy.deepcopy(value))
@@ -492,8 +505,8 @@ def restore_text(entry: dict[str, Any], record: dict[str, Any]) -> bool:
         return False
     probe = copy.deepcopy(entry)
     generated = to_risu(probe)
-    current = {path: value for path, value in generated.fields.items() if path != "!absent"}
-    if current != fields:
+    current = generated_stash(generated.fields)
+    if current is None or current.keep != fields:
         return False
     entry.clear()
     entry.update(probe)
