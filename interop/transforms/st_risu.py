@@ -48,15 +48,25 @@ from ..model.stash import Stash
 from .losses import Composed, Losses, Step, compose
 
 ST_ENTRY = "extensions.sillytavern.entry"
-# Field names of the SillyTavern adapter's canonical layout (spec Appendix A).
-TRIGGER_PERCENT = f"{ST_ENTRY}.trigger_percent"
-USE_PROBABILITY = f"{ST_ENTRY}.use_probability"
-POSITION = f"{ST_ENTRY}.insertion_position"
-DEPTH = f"{ST_ENTRY}.depth"
-ROLE = f"{ST_ENTRY}.role"
-LOGIC = f"{ST_ENTRY}.optional_logic"
-DELAY = f"{ST_ENTRY}.delay"
-WHOLE_WORDS = f"{ST_ENTRY}.match_whole_words"
+
+
+def st_canonical(native: str) -> str:
+    """Where the SillyTavern adapter keeps world field ``native`` in a canonical entry (mappings/sillytavern.json)."""
+    row = load_mapping("sillytavern").by_native("entry", native)
+    if row is None or not (row.canonical or "").startswith(f"{ST_ENTRY}."):
+        raise ValueError(f"mappings/sillytavern.json: entry.{native} is not under {ST_ENTRY}")
+    return str(row.canonical)
+
+
+# The SillyTavern adapter's canonical layout of the knobs, by SillyTavern's own field names.
+TRIGGER_PERCENT = st_canonical("probability")
+USE_PROBABILITY = st_canonical("useProbability")
+POSITION = st_canonical("position")
+DEPTH = st_canonical("depth")
+ROLE = st_canonical("role")
+LOGIC = st_canonical("selectiveLogic")
+DELAY = st_canonical("delay")
+WHOLE_WORDS = st_canonical("matchWholeWords")
 
 
 @dataclass(frozen=True)
