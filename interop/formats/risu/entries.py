@@ -28,7 +28,9 @@ list unchanged. Layout in the canonical model (also in mappings/risu.json):
   ``absent``/``filled`` (canonical fields that were missing / Risu fields we
   filled in), ``card_fields`` (``mode``/``folder`` that sat on a CCv3 card entry,
   as Risu's card export writes them) and ``case_in_extensions``. Reading removes
-  the stash again, so canonical -> Risu -> canonical is the identity.
+  the stash again, so canonical -> Risu -> canonical is the identity. ``entry`` and
+  ``absent`` are the keep/absent parts of ``interop.model.stash.Stash``, as are a
+  book stash's ``book`` and ``filled`` (``BOOK_KEEP``, ``BOOK_ABSENT``).
 * Risu -> canonical -> Risu is the identity too, checked per entry: a stash
   that would not write the entry back (edited in Risu, or hand-made) is kept as
   an ordinary ``extentions`` key instead of being interpreted.
