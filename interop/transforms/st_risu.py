@@ -35,6 +35,7 @@ Two directions, each leaving a record so the other can undo it exactly:
 from __future__ import annotations
 
 import copy
+import json
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import astuple, dataclass, field
@@ -43,18 +44,29 @@ from typing import Any
 from ..jsonvalue import drop_empty, get_path, has_path, pop_path, set_path
 from ..mappings import load as load_mapping
 from ..model.decorators import JS_WHITESPACE, Decorator, ParsedContent, parse_decorators
+from ..model.stash import Stash
 from .losses import Composed, Losses, Step, compose
 
 ST_ENTRY = "extensions.sillytavern.entry"
-# Field names of the SillyTavern adapter's canonical layout (spec Appendix A).
-TRIGGER_PERCENT = f"{ST_ENTRY}.trigger_percent"
-USE_PROBABILITY = f"{ST_ENTRY}.use_probability"
-POSITION = f"{ST_ENTRY}.insertion_position"
-DEPTH = f"{ST_ENTRY}.depth"
-ROLE = f"{ST_ENTRY}.role"
-LOGIC = f"{ST_ENTRY}.optional_logic"
-DELAY = f"{ST_ENTRY}.delay"
-WHOLE_WORDS = f"{ST_ENTRY}.match_whole_words"
+
+
+def st_canonical(native: str) -> str:
+    """Where the SillyTavern adapter keeps world field ``native`` in a canonical entry (mappings/sillytavern.json)."""
+    row = load_mapping("sillytavern").by_native("entry", native)
+    if row is None or not (row.canonical or "").startswith(f"{ST_ENTRY}."):
+        raise ValueError(f"mappings/sillytavern.json: entry.{native} is not under {ST_ENTRY}")
+    return str(row.canonical)
+
+
+# The SillyTavern adapter's canonical layout of the knobs, by SillyTavern's own field names.
+TRIGGER_PERCENT = st_canonical("probability")
+USE_PROBABILITY = st_canonical("useProbability")
+POSITION = st_canonical("position")
+DEPTH = st_canonical("depth")
+ROLE = st_canonical("role")
+LOGIC = st_canonical("selectiveLogic")
+DELAY = st_canonical("delay")
+WHOLE_WORDS = st_canonical("matchWholeWords")
 
 
 @dataclass(frozen=True)
@@ -86,11 +98,51 @@ NAMESPACED = Layout(WHOLE_WORDS, DELAY, LOGIC, POSITION, DEPTH, ROLE, TRIGGER_PE
 # The SillyTavern adapter's namespace first; then the flat keys SillyTavern writes into a
 # card entry's ``extensions`` (what Risu's own importer translates).
 LAYOUTS = (NAMESPACED, Layout(*(card_flavour(path) for path in astuple(NAMESPACED))))
-AT_DEPTH_VALUES = ("at_depth", "atDepth", 4)
-AT_DEPTH = 4  # SillyTavern position 4 (atDepth), as the SillyTavern adapter stores it
-ROLE_NAMES = ("system", "user", "assistant")  # SillyTavern role 0 / 1 / 2
-LOGIC_CODES = {"and_any": 0, "not_all": 1, "not_any": 2, "and_all": 3}
-LOGIC_BY_DECORATOR = {"exclude_keys_all": 1, "exclude_keys": 2, "additional_keys": 3}
+
+
+def st_enum(native: str) -> dict[str, int]:
+    """A SillyTavern entry enum from mappings/sillytavern.json: canonical name -> native number."""
+    values = load_mapping("sillytavern").enum_values("entry", native)
+    if not values:
+        raise ValueError(f"mappings/sillytavern.json: no enum values for entry.{native}")
+    return {name: int(json.loads(value)) for value, name in values.items()}
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+_POSITIONS = st_enum("position")
+AT_DEPTH = _POSITIONS["at_depth"]  # SillyTavern position 4 (atDepth), as the SillyTavern adapter stores it
+# A position naming at-depth: the table's name, SillyTavern's own spelling (``atDepth``) or the number.
+AT_DEPTH_VALUES = ("at_depth", _camel("at_depth"), AT_DEPTH)
+_ROLES = st_enum("role")
+ROLE_NAMES = tuple(sorted(_ROLES, key=_ROLES.__getitem__))  # indexed by SillyTavern's role number
+assert [_ROLES[name] for name in ROLE_NAMES] == list(range(len(ROLE_NAMES))), "mappings/sillytavern.json: role"
+# Secondary-key logic by name; a canonical value may spell the table's name in lower case.
+LOGIC_CODES = {name.lower(): code for name, code in st_enum("selectiveLogic").items()}
+# Risu's decorators for the logics it has (risu.md 3.1); Risu's own logic is AND ANY.
+# The generated lines' record (``Generated.fields``) is a keep/absent stash (interop.model.stash) spelled
+# as one dict: dotted path -> value replaced (keep), and under this key the paths that were missing
+# (absent; they also appear in keep, in the order they were taken, which the on-disk record preserves).
+ABSENT_PATHS = "!absent"
+
+
+def generated_stash(fields: dict[str, Any]) -> Stash | None:
+    """``Generated.fields`` as a Stash; None when its absent part is not a list (not ours)."""
+    absent = fields.get(ABSENT_PATHS, [])
+    if not isinstance(absent, list):
+        return None
+    return Stash(keep={path: value for path, value in fields.items() if path != ABSENT_PATHS}, absent=list(absent))
+
+
+LOGIC_BY_DECORATOR = {
+    "exclude_keys_all": LOGIC_CODES["not_all"],
+    "exclude_keys": LOGIC_CODES["not_any"],
+    "additional_keys": LOGIC_CODES["and_all"],
+}
+ACTING_LOGICS = tuple(LOGIC_BY_DECORATOR.values())
 
 
 # --- canonical -> Risu -------------------------------------------------------------
@@ -197,22 +249,22 @@ def _logic(entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
     secondary = entry.get("secondary_keys")
     if not (_acting_logic(logic, secondary) and all(_decorator_safe(k) for k in secondary)):
         return False
-    if logic == 1:
-        state.lines.append("@@exclude_keys_all " + ",".join(secondary))
+    name = next(name for name, code in LOGIC_BY_DECORATOR.items() if code == logic)
+    if name == "exclude_keys_all":
+        state.lines.append(f"@@{name} " + ",".join(secondary))
     else:
-        name = "exclude_keys" if logic == 2 else "additional_keys"
         state.lines.extend(f"@@{name} {k}" for k in secondary)
     state.take(entry, layout.logic)
     state.removed["selective"] = entry.get("selective")
     if "selective" not in entry:
-        state.removed["!absent"] = ["selective"]
+        state.removed[ABSENT_PATHS] = ["selective"]
     entry["selective"] = False
     return True
 
 
 def _acting_logic(logic: int | None, secondary: Any) -> bool:
     """A secondary-key logic other than Risu's own (AND ANY) over a non-empty key list."""
-    return logic in (1, 2, 3) and isinstance(secondary, list) and bool(secondary)
+    return logic in ACTING_LOGICS and isinstance(secondary, list) and bool(secondary)
 
 
 def _depth(entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
@@ -290,14 +342,12 @@ def strip_generated(entry: dict[str, Any], text: str, fields: dict[str, Any]) ->
     content = entry.get("content")
     if not (isinstance(content, str) and isinstance(text, str) and isinstance(fields, dict)):
         return False
-    if not content.startswith(text) or not isinstance(fields.get("!absent", []), list):
+    stash = generated_stash(fields)
+    if not content.startswith(text) or stash is None:
         return False
     entry["content"] = content[len(text) :]
-    absent = fields.get("!absent", [])
-    for path, value in fields.items():
-        if path == "!absent":
-            continue
-        if path in absent:
+    for path, value in stash.keep.items():  # dotted paths, in the order they were taken
+        if path in stash.absent:
             entry.pop(path, None)
         else:
             set_path(entry, path, copy.deepcopy(value))
@@ -465,8 +515,8 @@ def restore_text(entry: dict[str, Any], record: dict[str, Any]) -> bool:
         return False
     probe = copy.deepcopy(entry)
     generated = to_risu(probe)
-    current = {path: value for path, value in generated.fields.items() if path != "!absent"}
-    if current != fields:
+    current = generated_stash(generated.fields)
+    if current is None or current.keep != fields:
         return False
     entry.clear()
     entry.update(probe)

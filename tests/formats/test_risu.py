@@ -907,3 +907,40 @@ def test_risu_package_has_no_cycle_and_imports_no_other_platform() -> None:
     for path in Path(transforms_package.__file__).parent.glob("*.py"):
         imported = _imports(path, "interop.transforms")
         assert not {m for m in imported for p in platforms if m == p or m.startswith(p + ".")}, path.name
+
+
+def test_risu_stashes_are_the_one_stash_module() -> None:
+    """Entry, export and module stashes are keep/absent records of interop.model.stash, in Risu's spelling."""
+    from interop.formats.risu.lorebook import export_object
+    from interop.formats.risu.module import module_from_book
+    from interop.model.stash import Stash
+
+    book = Lorebook.model_validate(
+        {"name": "B", "description": "d", "scan_depth": 3,
+         "entries": [{"keys": ["a, b"], "content": "x", "enabled": True, "priority": 5}]}
+    )  # fmt: skip
+    marker = risu_entries_from_lorebook(book)[0]["extentions"]["interop_stash"]
+    entry = Stash.from_json(marker, "entry", "absent")
+    assert entry.keep == {"keys": ["a, b"], "enabled": True, "priority": 5}
+    assert entry.absent == ["secondary_keys", "insertion_order", "comment", "constant", "selective", "extensions"]
+    assert marker["filled"] == ["mode", "bookVersion"]
+    assert Stash.from_json(export_object(book)["interop_stash"], "book", "filled") == Stash(
+        keep={"name": "B", "description": "d", "scan_depth": 3}
+    )
+    module = Stash.from_json(module_from_book(book)["interop_stash"], "book", "filled")
+    assert module == Stash(keep={"scan_depth": 3}, absent=["id"])
+    assert lorebook_from_risu_entries(risu_entries_from_lorebook(book)).entries == book.entries
+
+
+def test_st_enums_of_the_decorator_rewrite_come_from_the_sillytavern_table() -> None:
+    from interop.mappings import load
+    from interop.transforms import st_risu
+
+    table = load("sillytavern")
+    assert st_risu.ROLE_NAMES == ("system", "user", "assistant")
+    assert {json.loads(k): v for k, v in table.enum_values("entry", "role").items()} == dict(
+        enumerate(st_risu.ROLE_NAMES)
+    )
+    assert st_risu.LOGIC_CODES == {"and_any": 0, "not_all": 1, "not_any": 2, "and_all": 3}
+    assert st_risu.AT_DEPTH == 4 and st_risu.AT_DEPTH_VALUES == ("at_depth", "atDepth", 4)
+    assert st_risu.LOGIC_BY_DECORATOR == {"exclude_keys_all": 1, "exclude_keys": 2, "additional_keys": 3}

@@ -45,6 +45,7 @@ from ..asset_origin import ORIGINS_MEMBER, load_origins, move, origins_bytes
 from ..card_io import card_from_json
 from ..registry import Format, Probe, ReadContext, WriteContext, get_format
 from .describe import describe_risu_book
+from .entries import CARD_FIELDS as RISU_CARD_ENTRY_FIELDS
 from .entries import NS, lorebook_from_risu_entries, risu_entries_from_lorebook
 from .module import book_from_module, module_from_book
 from .module import module_assets as records_of
@@ -106,9 +107,9 @@ def note_card_quirks(doc: Document) -> None:
     card_book = facts.get("card_book")
     entries = card_book.get("entries") if isinstance(card_book, dict) else None
     if isinstance(entries, list):
-        odd = sorted({k for e in entries if isinstance(e, dict) for k in ("mode", "folder") if k in e})
+        odd = sorted({k for e in entries if isinstance(e, dict) for k in RISU_CARD_ENTRY_FIELDS if k in e})
     else:
-        odd = sorted({k for e in data.character_book.entries for k in ("mode", "folder") if e.has(k)}) if (
+        odd = sorted({k for e in data.character_book.entries for k in RISU_CARD_ENTRY_FIELDS if e.has(k)}) if (
             data.character_book is not None
         ) else []
     if odd:
@@ -534,13 +535,14 @@ LORE_SETTINGS: tuple[tuple[str, str], ...] = tuple(
     for f in _MAPPING.fields_at("book")
     if f.canonical and f.native.startswith(f"{LORE_SETTINGS_KEY}.")
 )
-_RISUAI_KEYS = {
-    "bias": "bias", "viewScreen": "viewScreen", "customscript": "customScripts", "triggerscript": "triggerscript",
-    "utilityBot": "utilityBot", "sdData": "sdData", "backgroundHTML": "backgroundHTML", "license": "license",
-    "additionalText": "additionalText", "largePortrait": "largePortrait", "lorePlus": "lorePlus",
-    "inlayViewScreen": "inlayViewScreen", "newGenData": "newGenData", "lowLevelAccess": "lowLevelAccess",
-    "defaultVariables": "defaultVariables",
-}  # fmt: skip
+_RISUAI_PREFIX = "extensions.risuai."
+# Risu character key -> its key in extensions.risuai (the table's card rows that land there, one key each;
+# ``(other keys)`` is the rest of the character, kept whole under ``character``).
+_RISUAI_KEYS: dict[str, str] = {
+    f.native: f.canonical.removeprefix(_RISUAI_PREFIX)
+    for f in _MAPPING.fields_at("card")
+    if f.canonical and f.canonical.startswith(_RISUAI_PREFIX) and f.native.isidentifier()
+}
 _MARKERS = ("firstMessage", "chaId", "globalLore", "exampleMessage", "desc")
 
 

@@ -28,7 +28,9 @@ list unchanged. Layout in the canonical model (also in mappings/risu.json):
   ``absent``/``filled`` (canonical fields that were missing / Risu fields we
   filled in), ``card_fields`` (``mode``/``folder`` that sat on a CCv3 card entry,
   as Risu's card export writes them) and ``case_in_extensions``. Reading removes
-  the stash again, so canonical -> Risu -> canonical is the identity.
+  the stash again, so canonical -> Risu -> canonical is the identity. ``entry`` and
+  ``absent`` are the keep/absent parts of ``interop.model.stash.Stash``, as are a
+  book stash's ``book`` and ``filled`` (``BOOK_KEEP``, ``BOOK_ABSENT``).
 * Risu -> canonical -> Risu is the identity too, checked per entry: a stash
   that would not write the entry back (edited in Risu, or hand-made) is kept as
   an ordinary ``extentions`` key instead of being interpreted.
@@ -45,6 +47,7 @@ from ...jsonvalue import drop_empty, get_path, json_equal, pop_path, set_path
 from ...mappings import load as load_mapping
 from ...model import Lorebook, as_str_list
 from ...model.decorators import JS_WHITESPACE
+from ...model.stash import Stash
 from ...transforms import st_risu as deco
 from ...transforms.for_risu import entry_for_risu
 from ...transforms.st_risu import Generated
@@ -52,8 +55,14 @@ from ...transforms.st_risu import Generated
 FOLDER_PREFIX = "\uf000folder:"
 NS = "risuai"
 STASH = "interop_stash"
+# Risu's spelling of the keep/absent parts of an entry's stash (interop.model.stash); the other
+# keys of the record (``filled``, ``card_fields``, ...) are Risu's own.
+ENTRY_KEEP, ENTRY_ABSENT = "entry", "absent"
+# The same for a whole book (the export wrapper's or the module object's ``interop_stash``): ``book``
+# keeps the book data a Risu file has no place for; a module's ``filled`` lists what Risu's
+# importer needs that the book lacked.
+BOOK_KEEP, BOOK_ABSENT = "book", "filled"
 KEY_FIELDS = ("key", "secondkey")
-FILLED_FOR_FOREIGN = ("mode", "bookVersion")
 CARD_FIELDS = ("mode", "folder")  # non-spec fields Risu's card export adds to CCv3 entries
 
 _MAPPING = load_mapping("risu")
@@ -66,6 +75,9 @@ NATIVE_ONLY: tuple[str, ...] = tuple(
     f.native for f in _ENTRY_FIELDS if f.canonical and f.canonical.startswith(f"extensions.{NS}.")
 )
 DEFAULTS: dict[str, Any] = _MAPPING.defaults("entry")
+# Risu-only fields every entry Risu makes holds (the table gives them a default: ``mode``, ``bookVersion``);
+# an entry from elsewhere gets them too, listed as ``filled`` in its stash.
+FILLED_FOR_FOREIGN: tuple[str, ...] = tuple(name for name in NATIVE_ONLY if name in DEFAULTS)
 REQUIRED: tuple[str, ...] = tuple(_MAPPING.required_fields("entry"))  # what Risu's addLorebook writes
 FIELD_ORDER: tuple[str, ...] = tuple(_MAPPING.native_order("entry"))  # Risu's own key order
 # The ``extentions`` key holding ``case_sensitive`` (Risu itself never reads it).
@@ -184,15 +196,17 @@ def _apply_marker(
 ) -> dict[str, Any]:
     """Undo what ``entry_to_risu`` did to a canonical entry that did not come from Risu."""
     _unfill(raw, data, ns, extensions, marker)
-    stashed = marker.get("entry") if isinstance(marker.get("entry"), dict) else {}
-    _restore_key_lists(raw, data, ns, stashed)
-    absent = set(marker.get("absent") or ())
+    stash = Stash.from_json(marker, ENTRY_KEEP, ENTRY_ABSENT)
+    _restore_key_lists(raw, data, ns, stash.keep)
+    absent = set(stash.absent)
     if extensions or ns or "extensions" not in absent:
         data["extensions"] = {**extensions, **({NS: ns} if ns else {})}
-    for name, value in stashed.items():
+    # The key lists were restored above (only while Risu's text agrees); the other kept values as they are.
+    for name, value in stash.keep.items():
         if name not in ("keys", "secondary_keys"):
             data[name] = copy.deepcopy(value)
     _reread_decorators(data, marker)
+    # A field we filled in goes again, unless it was changed in Risu since.
     for name in absent - {"extensions"}:
         native = NATIVE_OF.get(name)
         if native is not None and data.get(name) == _canonical_default(native):
@@ -292,41 +306,46 @@ def lorebook_from_risu_entries(entries: list[dict[str, Any]], *, location: str =
 # --- canonical -> Risu ---------------------------------------------------------
 
 
-def _write_keys(value: Any, native: str, text: dict[str, Any], stash: dict[str, Any], canon: str) -> Any:
+def _write_keys(value: Any, native: str, text: dict[str, Any], keep: dict[str, Any], canon: str) -> Any:
     original = text.get(native)
     if isinstance(value, list) and all(isinstance(k, str) for k in value):
         if isinstance(original, str) and split_keys(original) == value:
             return original
         joined = ", ".join(value)
         if split_keys(joined) != value:
-            stash[canon] = value  # commas, padding or empty keys: Risu would read other keys
+            keep[canon] = value  # commas, padding or empty keys: Risu would read other keys
         return joined
-    stash[canon] = value
+    keep[canon] = value
     return ", ".join(as_str_list(value))
 
 
 @dataclass
-class _Stash:
-    """What writing an entry to Risu records in ``extentions.interop_stash`` so reading can undo it."""
+class _EntryStash:
+    """What writing an entry to Risu records in ``extentions.interop_stash`` so reading can undo it.
 
-    entry: dict[str, Any] = field(default_factory=dict)
-    absent: list[str] = field(default_factory=list)
+    ``stash``: canonical fields Risu cannot hold (keep) and fields Risu requires that the entry
+    lacked (absent); the rest is Risu's own: Risu fields we ``filled`` in, a card entry's
+    ``card_fields``.
+    """
+
+    stash: Stash = field(default_factory=Stash)
     filled: list[str] = field(default_factory=list)
     card_fields: list[str] = field(default_factory=list)
 
     def marker(self, *, case_in_extensions: bool, generated: Generated) -> dict[str, Any]:
         decorators = {"text": generated.text, "fields": generated.fields} if generated.text else None
         return {
-            k: v
-            for k, v in (
-                ("entry", self.entry),
-                ("absent", self.absent),
-                ("filled", self.filled),
-                ("card_fields", self.card_fields),
-                ("case_in_extensions", case_in_extensions),
-                ("decorators", decorators),
-            )
-            if v
+            **self.stash.to_json(ENTRY_KEEP, ENTRY_ABSENT),
+            **{
+                k: v
+                for k, v in (
+                    ("filled", self.filled),
+                    ("card_fields", self.card_fields),
+                    ("case_in_extensions", case_in_extensions),
+                    ("decorators", decorators),
+                )
+                if v
+            },
         }
 
 
@@ -338,22 +357,22 @@ def entry_to_risu(entry: dict[str, Any]) -> dict[str, Any]:
     generated = entry_for_risu(d, ns.get("decorators"))
     ext = d.pop("extensions", _MISSING)
 
-    stash = _Stash()
-    out = _write_mapped(d, ns, stash, from_risu=from_risu)
+    record = _EntryStash()
+    out = _write_mapped(d, ns, record, from_risu=from_risu)
     if not from_risu:
         if content_absent and "content" in out:
-            stash.absent.append("content")  # only generated decorator lines are in it
-        _write_foreign(d, out, stash)
+            record.stash.absent.append("content")  # only generated decorator lines are in it
+        _write_foreign(d, out, record)
     _write_risu_only(ns, out)
 
-    native_ext, case_in_extensions = _native_extentions(ext, ns, d, stash)
+    native_ext, case_in_extensions = _native_extentions(ext, ns, d, record)
     # Whatever canonical data is left (enabled, priority, position, name, unknown keys) has no Risu field.
-    stash.entry.update(d)
-    marker = stash.marker(case_in_extensions=case_in_extensions and not from_risu, generated=generated)
+    record.stash.keep.update(d)
+    marker = record.marker(case_in_extensions=case_in_extensions and not from_risu, generated=generated)
     if marker:
         native_ext[STASH] = marker
         if not isinstance(ext, dict):
-            marker.setdefault("absent", []).append("extensions")
+            marker.setdefault(ENTRY_ABSENT, []).append("extensions")  # after the other records, as ever
     if "extentions" in ns:
         out["extentions"] = ns["extentions"]
     elif native_ext or ns.get("empty_extentions") or (not from_risu and isinstance(ext, dict)):
@@ -369,33 +388,33 @@ def _pop_namespace(d: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     return {}, False
 
 
-def _write_mapped(d: dict[str, Any], ns: dict[str, Any], stash: _Stash, *, from_risu: bool) -> dict[str, Any]:
+def _write_mapped(d: dict[str, Any], ns: dict[str, Any], record: _EntryStash, *, from_risu: bool) -> dict[str, Any]:
     """The mapped fields (popped from ``d``); a foreign entry gets the fields Risu requires."""
     text = ns.get("text") if isinstance(ns.get("text"), dict) else {}
     out: dict[str, Any] = {}
     for native, canon in RENAMES.items():
         if canon in d:
             value = d.pop(canon)
-            out[native] = _write_keys(value, native, text, stash.entry, canon) if native in KEY_FIELDS else value
+            out[native] = _write_keys(value, native, text, record.stash.keep, canon) if native in KEY_FIELDS else value
         elif native in text and not isinstance(text[native], str):
             out[native] = text[native]
         elif not from_risu and native in REQUIRED:
             out[native] = DEFAULTS[native]
-            stash.absent.append(canon)
+            record.stash.absent.append(canon)
     return out
 
 
-def _write_foreign(d: dict[str, Any], out: dict[str, Any], stash: _Stash) -> None:
+def _write_foreign(d: dict[str, Any], out: dict[str, Any], record: _EntryStash) -> None:
     """An entry from elsewhere: a CCv3 card entry's mode/folder and the fields Risu fills in for new entries."""
     # Risu's own CCv3 export puts mode/folder on card entries: they are Risu's fields again.
     for name in CARD_FIELDS:
         if isinstance(d.get(name), str):
             out[name] = d.pop(name)
-            stash.card_fields.append(name)
+            record.card_fields.append(name)
     for native in FILLED_FOR_FOREIGN:
         if native not in out:
             out[native] = DEFAULTS[native]
-            stash.filled.append(native)
+            record.filled.append(native)
 
 
 def _write_risu_only(ns: dict[str, Any], out: dict[str, Any]) -> None:
@@ -410,13 +429,15 @@ def _write_risu_only(ns: dict[str, Any], out: dict[str, Any]) -> None:
     out.update(ns.get("extra") or {})
 
 
-def _native_extentions(ext: Any, ns: dict[str, Any], d: dict[str, Any], stash: _Stash) -> tuple[dict[str, Any], bool]:
+def _native_extentions(
+    ext: Any, ns: dict[str, Any], d: dict[str, Any], record: _EntryStash
+) -> tuple[dict[str, Any], bool]:
     """The entry's ``extentions`` (without our stash yet) and whether it held its own case flag."""
     native_ext: dict[str, Any] = {}
     if isinstance(ext, dict):
         native_ext = ext
     elif ext is not _MISSING:
-        stash.entry["extensions"] = ext  # an off-type canonical value
+        record.stash.keep["extensions"] = ext  # an off-type canonical value
     if "extentions_risuai" in ns:
         native_ext[NS] = ns["extentions_risuai"]
     case_in_extensions = CASE_KEY in native_ext  # a Risu card export's entry: its own copy stays as it is
@@ -443,9 +464,8 @@ def folder_to_risu(record: dict[str, Any]) -> dict[str, Any]:
     if isinstance(fields, dict):
         out.update(fields)
     else:  # a folder made outside Risu: give it what Risu's addLorebookFolder writes
-        for native in REQUIRED:
+        for native in (*REQUIRED, *FILLED_FOR_FOREIGN):  # ``mode`` is "folder" already
             out.setdefault(native, DEFAULTS[native])
-        out.setdefault("bookVersion", DEFAULTS["bookVersion"])
     if "parent" in record:
         out["folder"] = FOLDER_PREFIX + str(record["parent"])
     elif "parent_key" in record:

@@ -13,9 +13,12 @@ from ...errors import InvalidCardError
 from ...jsonio import dump_json
 from ...jsonvalue import json_equal
 from ...model import Lorebook
+from ...model.stash import ABSENT, Stash
 from ..registry import Format, Probe, ReadContext, WriteContext
 from .describe import describe_risu_book
 from .entries import (
+    BOOK_ABSENT,
+    BOOK_KEEP,
     STASH,
     book_stash,
     book_with_stash,
@@ -40,15 +43,15 @@ def _read(data: bytes, ctx: ReadContext) -> Document:
     entries_book = lorebook_from_risu_entries(obj["data"], location="data")
     book = entries_book
     wrapper = {k: v for k, v in obj.items() if k != "data"}
-    has_stash = STASH in wrapper
-    stash = wrapper.pop(STASH, None)
-    if isinstance(stash, dict) and isinstance(stash.get("book"), dict):
-        book = book_with_stash(entries_book, stash["book"])
+    raw_stash = wrapper.pop(STASH, ABSENT)
+    stash = Stash.from_json(raw_stash, BOOK_KEEP, BOOK_ABSENT)
+    if stash.keep:
+        book = book_with_stash(entries_book, stash.keep)
         if not json_equal(export_object(book, wrapper), obj):  # edited or not ours: an unknown key
             book = entries_book
-            wrapper[STASH] = stash
-    elif has_stash:
-        wrapper[STASH] = stash  # not ours after all: keep it as an unknown key
+            wrapper[STASH] = raw_stash
+    elif raw_stash is not ABSENT:
+        wrapper[STASH] = raw_stash  # not ours after all: keep it as an unknown key
     doc = Document(format="risu-lorebook", lorebook=book, source=ctx.filename, native={"wrapper": wrapper})
     if obj.get("ver") != 1:
         doc.warn(f"Risu lorebook export version {obj.get('ver')!r}; only 1 is known")
@@ -61,9 +64,9 @@ def export_object(book: Lorebook, wrapper: dict[str, Any] | None = None) -> dict
     out: dict[str, Any] = {"type": head.pop("type", EXPORT_TYPE), "ver": head.pop("ver", 1)}
     out["data"] = risu_entries_from_lorebook(book)
     out.update(head)
-    stash = book_stash(book)
+    stash = Stash(keep=book_stash(book))
     if stash:
-        out[STASH] = {"book": stash}
+        out[STASH] = stash.to_json(BOOK_KEEP, BOOK_ABSENT)
     return out
 
 

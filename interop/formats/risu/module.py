@@ -10,7 +10,8 @@ under ``risum-asset:<index>`` (index = position in ``module.assets``).
 Writing a module read from a module gives back the same JSON and the same
 asset bytes; when nothing changed, even the same JSON text (``native``).
 A book from elsewhere gets what Risu's importer requires (``name``, ``id``),
-recorded in ``module.interop_stash.filled`` so reading removes it again.
+recorded in ``module.interop_stash.filled`` (the absent part of its stash,
+``interop.model.stash``) so reading removes it again.
 In the kept module object, ``lorebook`` is ``"absent"`` / ``null`` for a module
 that had no ``lorebook`` key / a null one (otherwise it is not kept there: the
 entries are the book's).
@@ -29,9 +30,12 @@ from ...document import Document
 from ...errors import InvalidCardError
 from ...jsonvalue import json_equal
 from ...model import Lorebook
+from ...model.stash import Stash, take
 from ..registry import Format, Probe, ReadContext, WriteContext
 from .describe import describe_risu_book
 from .entries import (
+    BOOK_ABSENT,
+    BOOK_KEEP,
     NS,
     STASH,
     book_stash,
@@ -68,11 +72,8 @@ def _book_from_module(module: dict[str, Any], *, location: str, standalone: bool
     lorebook = meta.pop("lorebook", [])
     book = lorebook_from_risu_entries(lorebook if lorebook is not None else [], location=f"{location}.lorebook")
     data = book.dump()
-    stash = meta.pop(STASH) if use_stash and isinstance(meta.get(STASH), dict) else None
-    filled: list[str] = []
-    if isinstance(stash, dict):
-        listed = stash.get("filled")
-        filled = [k for k in listed if isinstance(k, str)] if isinstance(listed, list) else []
+    stash = Stash.from_json(take(meta, STASH) if use_stash else None, BOOK_KEEP, BOOK_ABSENT)
+    filled = [k for k in stash.absent if isinstance(k, str)]
     for name in ("name", "description") if standalone else ():
         if name in meta:
             value = meta.pop(name)
@@ -87,8 +88,8 @@ def _book_from_module(module: dict[str, Any], *, location: str, standalone: bool
     if meta or not filled:
         data.setdefault("extensions", {}).setdefault(NS, {})["module"] = meta
     book = Lorebook.model_validate(data)
-    if isinstance(stash, dict) and isinstance(stash.get("book"), dict):
-        book = book_with_stash(book, stash["book"])
+    if stash.keep:
+        book = book_with_stash(book, stash.keep)
     return book
 
 
@@ -119,12 +120,12 @@ def module_from_book(book: Lorebook, *, standalone: bool = True, default_name: s
         module["lorebook"] = risu_entries_from_lorebook(book)
     elif held is None:
         module["lorebook"] = None
-    stash = book_stash(book, native=(f"extensions.{NS}.folders", f"extensions.{NS}.module")) if standalone else {}
+    kept = book_stash(book, native=(f"extensions.{NS}.folders", f"extensions.{NS}.module")) if standalone else {}
     for name in ("name", "description"):
-        stash.pop(name, None)
-    marker = {k: v for k, v in (("book", stash), ("filled", filled)) if v}
-    if marker:
-        module[STASH] = marker
+        kept.pop(name, None)
+    stash = Stash(keep=kept, absent=filled)
+    if stash:
+        module[STASH] = stash.to_json(BOOK_KEEP, BOOK_ABSENT)
     return _ordered(module)
 
 
