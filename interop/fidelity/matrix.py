@@ -2,9 +2,8 @@
 
 ``python -m interop.docs --write`` rewrites the file (with every other generated document);
 ``--check`` exits 1 when it is out of date (run in CI and by tests/fidelity/test_matrix_doc.py).
-Everything platform-specific in the document comes from ``mappings/*.json``
-except the short paragraph per platform saying why its stash survives, which moves from
-``STASH_WHY`` below into each table's ``stash_why`` (keyed by the platform name).
+Everything platform-specific in the document comes from ``mappings/*.json``, including the
+short paragraph per platform saying why its stash survives (each table's ``stash_why``).
 """
 
 from __future__ import annotations
@@ -17,41 +16,6 @@ from .report import SCHEMA_VERSION
 from .rules import RuleBook
 
 DEFAULT_OUTPUT = Path("docs/fidelity.md")
-
-# Why a stash survives on each platform (facts from ../shared/reference/*.md). A table's own
-# ``stash_why[<platform>]`` wins: these move into the tables, then their entries here are deleted.
-STASH_WHY: dict[str, str] = {
-    "ccv3": (
-        "Card JSON, PNG and CHARX hold the CCv3 object itself. Going down to V2 or V1 puts what the lower "
-        "version cannot hold in the one namespace `extensions.interop` (data level for V2, root level for V1; "
-        "docs/versions.md). The CCv2 spec requires editors to keep unknown `extensions` keys, so the stash "
-        "survives any conforming V2 app and is restored on the way up."
-    ),
-    "sillytavern": (
-        "SillyTavern keeps unknown entry `extensions` keys: importing a card book stores each entry's whole "
-        "`extensions` object on the world-info entry, and exporting spreads it back before writing its own keys "
-        "(sillytavern.md §0.5, §3.2), and unknown card fields survive an ST save because ST starts from the "
-        "stored JSON (§0.5). Its card exporter never writes book-level `extensions`, `description`, "
-        "`scan_depth`, `token_budget` or `recursive_scanning` (§3.2), so a card's book-level data goes to "
-        "`data.extensions.sillytavern`; a world file has no book-level fields, so they go to its "
-        "`originalData` object, the CCv2 copy of the book that ST itself stores in worlds imported from cards."
-    ),
-    "risu": (
-        "Risu keeps an entry's `extentions` (sic) object through import and export, and keeps a card book's "
-        "`extensions` whole as the character's `loreExt` (risu.md §3.1, §3.2). Its raw `loreBook` entries, "
-        "folders and ids survive only in its own files: the `{type: 'risu'}` export and `module.risum` "
-        "(risu.md §0.1, §0.10). The book `name`/`description` are dropped on card import."
-    ),
-    "agnai": (
-        "Agnai keeps only book-level `extensions` verbatim; entry `extensions` are written back as `{}` and "
-        "unknown entry keys and `case_sensitive` are dropped (agnai-novelai.md §0.3, §1.4). So everything "
-        "per entry is stashed in the book-level `extensions`, keyed by entry id."
-    ),
-    "novelai": (
-        "NovelAI lorebooks have no documented extension object; what NovelAI lacks is carried where its table "
-        "says, and fields without a place are reported lost (agnai-novelai.md §2)."
-    ),
-}
 
 INTRO = """\
 # Fidelity: what each conversion keeps, translates, stashes, approximates or loses
@@ -241,7 +205,7 @@ def render(mappings: list[Mapping] | None = None) -> str:
     lines += ["", "## Where stashes go, and why they survive there", ""]
     for mapping in mappings:
         lines += [f"### {mapping.title} (`{mapping.platform}`)", ""]
-        why = mapping.stash_why.get(mapping.platform) or STASH_WHY.get(mapping.platform)
+        why = mapping.stash_why.get(mapping.platform)
         if why:
             lines += [why, ""]
         for target in mapping.targets:
