@@ -42,11 +42,13 @@ PLATFORM = register_platform(
         book_to_native=risu_entries_from_lorebook,
         book_from_native=lorebook_from_risu_entries,
         native_book_kind=_is_native_book,
+        # What Risu will not honour of a book, recorded by the ST -> Risu rewrite where it happens.
+        hazards=partial(book_losses, namespace=NS),
         services={"losses": partial(book_losses, namespace=NS)},
     ),
     # Registration order is listing order.
-    card.CHARX_FORMAT,
-    card.CHARACTER_FORMAT,
     lorebook.FORMAT,
     module.FORMAT,
+    card.CHARX_FORMAT,
+    card.CHARACTER_FORMAT,
 )
