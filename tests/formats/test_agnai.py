@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from deepdiff import DeepDiff
 from hypothesis import HealthCheck, given, settings
 
-from interop.api import detect, read, read_bytes, write
+from interop.api import read, read_bytes, write
 from interop.cli import cli
 from interop.convert import as_card
 from interop.document import Document
@@ -29,6 +29,7 @@ from interop.transforms.agnai_keys import agnai_entry_hazards, agnai_key_hazards
 from tests.conftest import PROJECT_CORPUS, corpus_params, project_files, shared_files
 from tests.strategies import card_v3
 from tests.strategies import lorebook as lorebook_strategy
+from tests.validator import assert_identity
 
 AGNAI_FILES = [p for p in project_files("agnai") if p.suffix == ".json"]
 BOOKS = [p for p in AGNAI_FILES if p.name.startswith("book_")]
@@ -69,10 +70,7 @@ def agnai_guest_import_export(native: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.mark.parametrize("path", corpus_params(BOOKS, "corpus/agnai book"))
 def test_book_detected_and_written_back_identical(path: Path) -> None:
-    data = path.read_bytes()
-    assert detect(data, path.name) == "agnai-book"
-    doc = read(path)
-    assert DeepDiff(parsed(data), parsed(write(doc, "agnai-book"))) == {}
+    assert_identity("agnai-book", path)
 
 
 @pytest.mark.parametrize("path", corpus_params(BOOKS, "corpus/agnai book"))
@@ -336,10 +334,7 @@ def test_fidelity_report_marks_mangled_keys() -> None:
 
 @pytest.mark.parametrize("path", corpus_params(CHARACTERS, "corpus/agnai character"))
 def test_character_detected_and_written_back_identical(path: Path) -> None:
-    data = path.read_bytes()
-    assert detect(data, path.name) == "agnai-character"
-    doc = read(path)
-    assert DeepDiff(parsed(data), parsed(write(doc, "agnai-character"))) == {}
+    assert_identity("agnai-character", path)
 
 
 @pytest.mark.parametrize("path", corpus_params(CHARACTERS, "corpus/agnai character"))
@@ -446,7 +441,7 @@ def test_agnai_card_files_are_read_back_and_rewritten_identically(path: Path) ->
     if back.format != "agnai-card":
         assert back.format == "ccv2"  # nothing needed a stash: a plain V2 card
         return
-    assert DeepDiff(parsed(out), parsed(write(back, "agnai-card"))) == {}
+    assert_identity("agnai-card", out, filename="card.json")
     source = doc.card if doc.card is not None else as_card(doc)
     diff = DeepDiff(to_v2(source).dump(), back.card.dump())
     # The only change: spec-required fields the source lacked (card_books.card_for; the report's ``added``).
