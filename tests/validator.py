@@ -46,17 +46,22 @@ def _json_or_none(data: bytes) -> Any:
         return None
 
 
-def assert_identity(fmt: str, source: Source, *, filename: str | None = None) -> Document:
+def assert_identity(
+    fmt: str, source: Source, *, filename: str | None = None, detected: str | None = None
+) -> Document:
     """``source`` is detected as ``fmt``, and reading it then writing ``fmt`` gives it back.
 
     JSON input must come back type-strict deep-equal (``1``, ``1.0`` and ``true`` differ);
     any input must read back with no field removed or changed in the canonical model
     (a container writer may add what its spec requires, e.g. a V3 chunk beside a V2 one).
+    ``detected`` names what detection must say when ``fmt`` is only reached by asking for it
+    (a SillyTavern card is a V2 card by content; a Risu CHARX is also a CHARX); the file is
+    then read as ``fmt``.
     """
     data, name = _load(source, filename)
     found = detect(data, name)
-    assert found == fmt, f"{name}: detected as {found!r}, not {fmt!r}"
-    doc = read_bytes(data, filename=name)
+    assert found == (detected or fmt), f"{name}: detected as {found!r}, not {detected or fmt!r}"
+    doc = read_bytes(data, filename=name) if detected is None else read_bytes(data, format=fmt, filename=name)
     out = write(doc, fmt)
     original = _json_or_none(data)
     if original is not None:
