@@ -28,6 +28,7 @@ from interop.transforms.st_risu import decorator_counts
 from interop.validation import CARD_REQUIRED
 from tests import strategies
 from tests.conftest import PROJECT_CORPUS, corpus_params, project_files, shared_files
+from tests.validator import assert_identity
 
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "test_risu"
 SAMPLES = PROJECT_CORPUS / "risu"
@@ -53,12 +54,9 @@ def _members(data: bytes) -> dict[str, bytes]:
 
 @pytest.mark.parametrize("path", corpus_params(EXPORTS, "Risu lorebook export"))
 def test_lorebook_export_round_trip_is_deep_equal(path: Path) -> None:
-    data = path.read_bytes()
-    doc = read(path)
-    assert doc.format == "risu-lorebook"
-    assert not DeepDiff(_json(data), _json(write(doc, "risu-lorebook")))
+    assert_identity("risu-lorebook", path)
     # The plain functions too, entry list to entry list.
-    entries = _json(data)["data"]
+    entries = _json(path.read_bytes())["data"]
     assert not DeepDiff(entries, risu_entries_from_lorebook(lorebook_from_risu_entries(entries)))
 
 
@@ -277,8 +275,8 @@ def test_sillytavern_knobs_translate_like_risus_importer() -> None:
 
 def test_module_round_trip_same_json_and_assets() -> None:
     data = MODULE.read_bytes()
-    doc = read(MODULE)
-    assert doc.format == "risum" and doc.lorebook is not None
+    doc = assert_identity("risum", MODULE)
+    assert doc.lorebook is not None
     assert doc.lorebook.name == "Lantern Harbor"
     module = doc.lorebook.ext("risuai")["module"]
     assert len(module["regex"]) == 2 and len(module["trigger"]) == 1 and module["cjs"].startswith("// lantern")
@@ -339,9 +337,7 @@ RISU_CHARX = [CHARX, *(p for p in project_files("charx") if p.suffix == ".charx"
 @pytest.mark.parametrize("path", corpus_params(RISU_CHARX, "Risu CHARX"))
 def test_risu_charx_round_trip_keeps_every_member(path: Path) -> None:
     data = path.read_bytes()
-    doc = read(path)
-    assert doc.format == "risu-charx"
-    written = write(doc, "risu-charx")
+    written = write(assert_identity("risu-charx", path), "risu-charx")
     assert list(_members(written)) == list(_members(data))
     assert _members(written) == _members(data)
     assert written[: data.find(b"PK\x03\x04")] == data[: data.find(b"PK\x03\x04")]  # a JPEG prefix survives
