@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import re
@@ -37,7 +36,6 @@ MODULE = SAMPLES / "lantern_harbor_module.risum"
 CHARX = SAMPLES / "lantern_harbor_card.charx"
 CHARACTER = SAMPLES / "lantern_harbor_character.json"
 EXPORTS = [p for p in shared_files("risu") + project_files("risu") if p.suffix == ".json" and "character" not in p.name]
-HAS_SILLYTAVERN = importlib.util.find_spec("interop.formats.sillytavern") is not None
 
 
 def _json(data: bytes) -> Any:
@@ -198,8 +196,6 @@ ST_WORLDS = shared_files("st-worldinfo")
 
 @pytest.mark.parametrize("path", corpus_params(ST_WORLDS, "SillyTavern world"))
 def test_sillytavern_world_through_risu_comes_back_deep_equal(path: Path) -> None:
-    if not HAS_SILLYTAVERN:
-        pytest.skip("interop.formats.sillytavern is not importable yet")
     original = _json(path.read_bytes())
     doc = read(path)
     assert doc.format == "sillytavern-world"
@@ -216,8 +212,6 @@ def test_sillytavern_world_through_risu_comes_back_deep_equal(path: Path) -> Non
 
 @pytest.mark.parametrize("path", corpus_params(ST_WORLDS, "SillyTavern world"))
 def test_sillytavern_knobs_become_risu_decorators(path: Path) -> None:
-    if not HAS_SILLYTAVERN:
-        pytest.skip("interop.formats.sillytavern is not importable yet")
     world = _json(path.read_bytes())["entries"]
     raw = _json(write(read(path), "risu-lorebook"))["data"]
     for native, entry in zip(world.values(), raw, strict=True):
@@ -246,8 +240,6 @@ def _st_world() -> bytes:
 
 
 def test_sillytavern_knobs_translate_like_risus_importer() -> None:
-    if not HAS_SILLYTAVERN:
-        pytest.skip("interop.formats.sillytavern is not importable yet")
     doc = read_bytes(_st_world(), filename="world.json")
     assert doc.format == "sillytavern-world"
     raw = _json(write(doc, "risu-lorebook"))["data"]
@@ -645,8 +637,6 @@ def test_risu_through_canonical_is_identity(entries: list[dict[str, Any]]) -> No
 
 
 def test_translated_knobs_use_the_sillytavern_adapters_names() -> None:
-    if not HAS_SILLYTAVERN:
-        pytest.skip("interop.formats.sillytavern is not importable yet")
     from interop.formats.sillytavern.model import STEntryExt
     from interop.transforms import st_risu as risu_decorators
 
@@ -777,8 +767,6 @@ def _at(entry: dict[str, Any], path: str) -> Any:
 @pytest.mark.parametrize("path", corpus_params(THROUGH_SILLYTAVERN, "Risu lorebook"))
 def test_risu_decorators_come_back_from_sillytavern(path: Path, via: str) -> None:
     """Risu -> ST -> Risu gives every entry's Risu data back deep-equal (content lines, decorators, enabled)."""
-    if not HAS_SILLYTAVERN:
-        pytest.skip("interop.formats.sillytavern is not importable yet")
     from interop.convert import as_lorebook
 
     doc = read(path)
@@ -809,8 +797,6 @@ def test_risu_decorators_come_back_from_sillytavern(path: Path, via: str) -> Non
 
 def test_real_sillytavern_settings_are_kept_on_the_way_back() -> None:
     """A knob set in SillyTavern is not a template default: it stays, next to the decorators."""
-    if not HAS_SILLYTAVERN:
-        pytest.skip("interop.formats.sillytavern is not importable yet")
     world = _json(write(read(LOREBOOK), "sillytavern-world"))
     dry_dock = next(e for e in world["entries"].values() if e["comment"] == "Dry Dock")
     dry_dock["sticky"] = 3  # set by the user in SillyTavern
