@@ -128,12 +128,15 @@ def assert_via(
     filename: str | None = None,
     known_bugs: Iterable[KnownBug] = (),
     known_crashes: Iterable[KnownCrash] = (),
+    exact: bool = False,
 ) -> Leg:
     """``source`` (read as ``src_fmt``) -> ``via`` -> ``src_fmt`` keeps every promise of the report.
 
     The report accounts for every source field exactly once; every field it called kept,
     translated or stashed comes back equal; without losses nothing but additions changed
     (without a way back, a part the report says moved must be at its new address).
+    ``exact``: moreover the ``via`` file, read by its content as a user's next import would,
+    written back as ``src_fmt`` is the JSON source again, type-strict deep-equal.
     """
     data, name = _load(source, filename)
     doc = read_bytes(data, filename=name)
@@ -150,7 +153,15 @@ def assert_via(
     assert leg.forward is not None
     if not leg.forward.has_losses:
         assert [c for c in leg.changes if c.kind != "added" and render(c.path) not in leg.moved] == []
+    if exact:
+        _assert_written_back_exactly(doc, via, data, name)
     return leg
+
+
+def _assert_written_back_exactly(doc: Document, via: str, data: bytes, name: str | None) -> None:
+    back = write(read_bytes(write(doc, via)), doc.format)
+    trip = f"{doc.format} -> {via} -> {doc.format}"
+    assert json_equal(json.loads(data), json.loads(back)), f"{name}: {trip} not written back identical"
 
 
 # --- which pairs apply ------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from interop.formats.sillytavern.model import entry_ext
 from interop.model import Card, Lorebook
 from interop.model.stash import Stash
 from tests.conftest import PROJECT_CORPUS, corpus_params, project_files, shared_files
-from tests.validator import assert_identity
+from tests.validator import assert_identity, assert_via
 
 SHARED_WORLDS = shared_files("st-worldinfo")
 PROJECT_WORLDS = project_files("sillytavern")
@@ -65,10 +65,7 @@ def test_world_roundtrip_through_canonical_json(path: Path) -> None:
 @pytest.mark.parametrize("target", ["lorebook_v3", "ccv3", "ccv2", "sillytavern-card"])
 @pytest.mark.parametrize("path", corpus_params(ALL_WORLDS, "SillyTavern world info"))
 def test_world_survives_other_formats(path: Path, target: str) -> None:
-    original = load(path)
-    first = api.write(api.read(path), target)
-    back = json.loads(api.write(api.read_bytes(first), "sillytavern-world"))
-    assert not strict_diff(original, back)
+    assert_via("sillytavern-world", target, path, exact=True)
 
 
 def test_detection_world_vs_character_book() -> None:
