@@ -46,17 +46,22 @@ def _json_or_none(data: bytes) -> Any:
         return None
 
 
-def assert_identity(fmt: str, source: Source, *, filename: str | None = None) -> Document:
+def assert_identity(
+    fmt: str, source: Source, *, filename: str | None = None, detected: str | None = None
+) -> Document:
     """``source`` is detected as ``fmt``, and reading it then writing ``fmt`` gives it back.
 
     JSON input must come back type-strict deep-equal (``1``, ``1.0`` and ``true`` differ);
     any input must read back with no field removed or changed in the canonical model
     (a container writer may add what its spec requires, e.g. a V3 chunk beside a V2 one).
+    ``detected`` names what detection must say when ``fmt`` is only reached by asking for it
+    (a SillyTavern card is a V2 card by content; a Risu CHARX is also a CHARX); the file is
+    then read as ``fmt``.
     """
     data, name = _load(source, filename)
     found = detect(data, name)
-    assert found == fmt, f"{name}: detected as {found!r}, not {fmt!r}"
-    doc = read_bytes(data, filename=name)
+    assert found == (detected or fmt), f"{name}: detected as {found!r}, not {detected or fmt!r}"
+    doc = read_bytes(data, filename=name) if detected is None else read_bytes(data, format=fmt, filename=name)
     out = write(doc, fmt)
     original = _json_or_none(data)
     if original is not None:
@@ -123,12 +128,15 @@ def assert_via(
     filename: str | None = None,
     known_bugs: Iterable[KnownBug] = (),
     known_crashes: Iterable[KnownCrash] = (),
+    exact: bool = False,
 ) -> Leg:
     """``source`` (read as ``src_fmt``) -> ``via`` -> ``src_fmt`` keeps every promise of the report.
 
     The report accounts for every source field exactly once; every field it called kept,
     translated or stashed comes back equal; without losses nothing but additions changed
     (without a way back, a part the report says moved must be at its new address).
+    ``exact``: moreover the ``via`` file, read by its content as a user's next import would,
+    written back as ``src_fmt`` is the JSON source again, type-strict deep-equal.
     """
     data, name = _load(source, filename)
     doc = read_bytes(data, filename=name)
@@ -145,7 +153,15 @@ def assert_via(
     assert leg.forward is not None
     if not leg.forward.has_losses:
         assert [c for c in leg.changes if c.kind != "added" and render(c.path) not in leg.moved] == []
+    if exact:
+        _assert_written_back_exactly(doc, via, data, name)
     return leg
+
+
+def _assert_written_back_exactly(doc: Document, via: str, data: bytes, name: str | None) -> None:
+    back = write(read_bytes(write(doc, via)), doc.format)
+    trip = f"{doc.format} -> {via} -> {doc.format}"
+    assert json_equal(json.loads(data), json.loads(back)), f"{name}: {trip} not written back identical"
 
 
 # --- which pairs apply ------------------------------------------------------------------------

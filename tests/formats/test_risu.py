@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import re
@@ -28,6 +27,7 @@ from interop.transforms.st_risu import decorator_counts
 from interop.validation import CARD_REQUIRED
 from tests import strategies
 from tests.conftest import PROJECT_CORPUS, corpus_params, project_files, shared_files
+from tests.validator import assert_identity, assert_via
 
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "test_risu"
 SAMPLES = PROJECT_CORPUS / "risu"
@@ -36,7 +36,6 @@ MODULE = SAMPLES / "lantern_harbor_module.risum"
 CHARX = SAMPLES / "lantern_harbor_card.charx"
 CHARACTER = SAMPLES / "lantern_harbor_character.json"
 EXPORTS = [p for p in shared_files("risu") + project_files("risu") if p.suffix == ".json" and "character" not in p.name]
-HAS_SILLYTAVERN = importlib.util.find_spec("interop.formats.sillytavern") is not None
 
 
 def _json(data: bytes) -> Any:
@@ -53,12 +52,9 @@ def _members(data: bytes) -> dict[str, bytes]:
 
 @pytest.mark.parametrize("path", corpus_params(EXPORTS, "Risu lorebook export"))
 def test_lorebook_export_round_trip_is_deep_equal(path: Path) -> None:
-    data = path.read_bytes()
-    doc = read(path)
-    assert doc.format == "risu-lorebook"
-    assert not DeepDiff(_json(data), _json(write(doc, "risu-lorebook")))
+    assert_identity("risu-lorebook", path)
     # The plain functions too, entry list to entry list.
-    entries = _json(data)["data"]
+    entries = _json(path.read_bytes())["data"]
     assert not DeepDiff(entries, risu_entries_from_lorebook(lorebook_from_risu_entries(entries)))
 
 
@@ -198,28 +194,20 @@ def test_bad_lorebook_export_is_a_typed_error() -> None:
 ST_WORLDS = shared_files("st-worldinfo")
 
 
+@pytest.mark.parametrize("target", ["risu-lorebook", "risum"])
 @pytest.mark.parametrize("path", corpus_params(ST_WORLDS, "SillyTavern world"))
-def test_sillytavern_world_through_risu_comes_back_deep_equal(path: Path) -> None:
-    if not HAS_SILLYTAVERN:
-        pytest.skip("interop.formats.sillytavern is not importable yet")
-    original = _json(path.read_bytes())
+def test_sillytavern_world_through_risu_comes_back_deep_equal(path: Path, target: str) -> None:
+    # exact: the world file comes back type-strict deep-equal, entry contents included
+    assert_via("sillytavern-world", target, path, exact=True)
     doc = read(path)
-    assert doc.format == "sillytavern-world"
-    for target in ("risu-lorebook", "risum"):
-        risu = read_bytes(write(doc, target), filename=f"through.{target}")
-        assert risu.format == target
-        assert risu.lorebook is not None and doc.lorebook is not None
-        assert not DeepDiff(doc.lorebook.dump(), risu.lorebook.dump())
-        back = _json(write(risu, "sillytavern-world"))
-        assert not DeepDiff(original, back), target
-        contents = [e.get("content") for e in back["entries"].values()]
-        assert contents == [e.get("content") for e in original["entries"].values()]
+    risu = read_bytes(write(doc, target), filename=f"through.{target}")
+    assert risu.format == target
+    assert risu.lorebook is not None and doc.lorebook is not None
+    assert not DeepDiff(doc.lorebook.dump(), risu.lorebook.dump())  # and the canonical book is untouched
 
 
 @pytest.mark.parametrize("path", corpus_params(ST_WORLDS, "SillyTavern world"))
 def test_sillytavern_knobs_become_risu_decorators(path: Path) -> None:
-    if not HAS_SILLYTAVERN:
-        pytest.skip("interop.formats.sillytavern is not importable yet")
     world = _json(path.read_bytes())["entries"]
     raw = _json(write(read(path), "risu-lorebook"))["data"]
     for native, entry in zip(world.values(), raw, strict=True):
@@ -248,8 +236,6 @@ def _st_world() -> bytes:
 
 
 def test_sillytavern_knobs_translate_like_risus_importer() -> None:
-    if not HAS_SILLYTAVERN:
-        pytest.skip("interop.formats.sillytavern is not importable yet")
     doc = read_bytes(_st_world(), filename="world.json")
     assert doc.format == "sillytavern-world"
     raw = _json(write(doc, "risu-lorebook"))["data"]
@@ -277,8 +263,8 @@ def test_sillytavern_knobs_translate_like_risus_importer() -> None:
 
 def test_module_round_trip_same_json_and_assets() -> None:
     data = MODULE.read_bytes()
-    doc = read(MODULE)
-    assert doc.format == "risum" and doc.lorebook is not None
+    doc = assert_identity("risum", MODULE)
+    assert doc.lorebook is not None
     assert doc.lorebook.name == "Lantern Harbor"
     module = doc.lorebook.ext("risuai")["module"]
     assert len(module["regex"]) == 2 and len(module["trigger"]) == 1 and module["cjs"].startswith("// lantern")
@@ -295,11 +281,11 @@ def test_module_round_trip_same_json_and_assets() -> None:
 
 
 def test_lorebook_export_to_module_and_back() -> None:
+    assert_via("risu-lorebook", "risum", LOREBOOK, exact=True)
     doc = read(LOREBOOK)
     module_doc = read_bytes(write(doc, "risum"), filename="x.risum")
     assert module_doc.lorebook is not None and doc.lorebook is not None
-    assert module_doc.lorebook.dump() == doc.lorebook.dump()
-    assert not DeepDiff(_json(LOREBOOK.read_bytes()), _json(write(module_doc, "risu-lorebook")))
+    assert module_doc.lorebook.dump() == doc.lorebook.dump()  # the module holds the same canonical book
 
 
 def test_module_facts() -> None:
@@ -339,9 +325,7 @@ RISU_CHARX = [CHARX, *(p for p in project_files("charx") if p.suffix == ".charx"
 @pytest.mark.parametrize("path", corpus_params(RISU_CHARX, "Risu CHARX"))
 def test_risu_charx_round_trip_keeps_every_member(path: Path) -> None:
     data = path.read_bytes()
-    doc = read(path)
-    assert doc.format == "risu-charx"
-    written = write(doc, "risu-charx")
+    written = write(assert_identity("risu-charx", path), "risu-charx")
     assert list(_members(written)) == list(_members(data))
     assert _members(written) == _members(data)
     assert written[: data.find(b"PK\x03\x04")] == data[: data.find(b"PK\x03\x04")]  # a JPEG prefix survives
@@ -649,8 +633,6 @@ def test_risu_through_canonical_is_identity(entries: list[dict[str, Any]]) -> No
 
 
 def test_translated_knobs_use_the_sillytavern_adapters_names() -> None:
-    if not HAS_SILLYTAVERN:
-        pytest.skip("interop.formats.sillytavern is not importable yet")
     from interop.formats.sillytavern.model import STEntryExt
     from interop.transforms import st_risu as risu_decorators
 
@@ -781,8 +763,6 @@ def _at(entry: dict[str, Any], path: str) -> Any:
 @pytest.mark.parametrize("path", corpus_params(THROUGH_SILLYTAVERN, "Risu lorebook"))
 def test_risu_decorators_come_back_from_sillytavern(path: Path, via: str) -> None:
     """Risu -> ST -> Risu gives every entry's Risu data back deep-equal (content lines, decorators, enabled)."""
-    if not HAS_SILLYTAVERN:
-        pytest.skip("interop.formats.sillytavern is not importable yet")
     from interop.convert import as_lorebook
 
     doc = read(path)
@@ -813,8 +793,6 @@ def test_risu_decorators_come_back_from_sillytavern(path: Path, via: str) -> Non
 
 def test_real_sillytavern_settings_are_kept_on_the_way_back() -> None:
     """A knob set in SillyTavern is not a template default: it stays, next to the decorators."""
-    if not HAS_SILLYTAVERN:
-        pytest.skip("interop.formats.sillytavern is not importable yet")
     world = _json(write(read(LOREBOOK), "sillytavern-world"))
     dry_dock = next(e for e in world["entries"].values() if e["comment"] == "Dry Dock")
     dry_dock["sticky"] = 3  # set by the user in SillyTavern
