@@ -27,8 +27,6 @@ REPO = Path(__file__).resolve().parents[1]
 # TYPE_CHECKING do not count). The lead deletes each entry once its cycle is broken; a new cycle,
 # or a listed one that grows, fails the test.
 KNOWN_CYCLES: list[frozenset[str]] = [
-    # registry.get_format() calls formats.load_all() lazily; formats/__init__ re-exports the registry
-    frozenset({"interop.formats", "interop.formats.registry"}),
     # the package registers the app checks, which import AppVerdict back from the package
     frozenset(
         {
