@@ -27,17 +27,6 @@ REPO = Path(__file__).resolve().parents[1]
 # TYPE_CHECKING do not count). The lead deletes each entry once its cycle is broken; a new cycle,
 # or a listed one that grows, fails the test.
 KNOWN_CYCLES: list[frozenset[str]] = [
-    # the package registers the app checks, which import AppVerdict back from the package
-    frozenset(
-        {
-            "interop.fidelity.apps",
-            "interop.fidelity.apps.agnai_check",
-            "interop.fidelity.apps.card_books",
-            "interop.fidelity.apps.novelai_check",
-            "interop.fidelity.apps.risu_check",
-            "interop.fidelity.apps.sillytavern_check",
-        }
-    ),
     # the ST profile builds its STScan lazily; st_scan imports the profile's entries and constants
     frozenset({"interop.engine.profiles.sillytavern", "interop.engine.profiles.st_scan"}),
     # report.fidelity_report calls behaviour_items lazily; behaviour builds report.FidelityItem
