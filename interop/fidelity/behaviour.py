@@ -15,15 +15,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..document import Document
-from ..engine import PROFILES, compare_behaviour
+from ..engine import compare_behaviour, platform_profile
 from .items import FidelityItem
 
 SHOWN_TURNS = 3
 
 
 def engine_platform(format_platform: str) -> str | None:
-    """The activation profile that models a format's platform (None: no profile, e.g. NovelAI)."""
-    return format_platform if format_platform in PROFILES else None
+    """The activation profile that models a format's platform (its ``Platform.engine_profile``;
+    None: no profile, e.g. NovelAI)."""
+    return platform_profile(format_platform)
 
 
 def behaviour_items(

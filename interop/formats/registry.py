@@ -126,6 +126,10 @@ class Platform:
     """Native lorebook object -> canonical ``Lorebook``."""
     native_book_kind: Callable[[Any], bool] | None = None
     """True when a parsed JSON value already has this platform's native lorebook shape."""
+    engine_profile: str | None = None
+    """Name of the activation-engine profile that simulates this platform's lorebooks
+    (``interop activate --platform``; ``interop.engine.PROFILES``), None when none does (NovelAI).
+    A name, not the profile: profiles sit in the engine, above the platform packages."""
     hazards: Callable[[Any], Any] | None = None
     """Canonical ``Lorebook`` -> ``Conflict`` records: what the app would read differently (fidelity)."""
     services: dict[str, Callable[..., Any]] = field(default_factory=dict)
