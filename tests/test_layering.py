@@ -22,6 +22,7 @@ from interop.formats import platform_packages
 
 REPO = Path(__file__).resolve().parents[1]
 
+
 def _lint_imports() -> str:
     found = shutil.which("lint-imports") or str(Path(sys.executable).parent / "lint-imports")
     if not Path(found).exists():
