@@ -12,6 +12,7 @@ from pathlib import PurePath
 
 from .document import Document
 from .errors import ConversionError
+from .formats.registry import get_format, get_platform
 from .model import V3_SPEC, Card, CardData, Lorebook
 from .model.versions import required_defaults
 
@@ -51,8 +52,6 @@ def as_lorebook(doc: Document) -> Lorebook:
 
 def mapped_card(doc: Document) -> Card | None:
     """The card ``doc``'s platform maps it to with its ``card_of`` service (None when it has none)."""
-    from .formats.registry import get_format, get_platform  # late: the formats packages import this module
-
     try:
         card_of = get_platform(get_format(doc.format).platform).service("card_of")
     except KeyError:

@@ -23,6 +23,7 @@ from .models import (
     CardTag,
     FidelityReport,
     Lorebook,
+    LorebookEntry,
     LorebookSource,
     Migration,
     SourceFile,
@@ -279,8 +280,6 @@ def stats(session: Session) -> dict[str, Any]:
             zip(FATES, (int(s) for s in sums), strict=True)
         )
     count = lambda model: session.scalar(select(func.count()).select_from(model)) or 0  # noqa: E731
-    from .models import LorebookEntry
-
     return {
         "files_by_format": dict(sorted(by_format.items())),
         "cards": count(Card),

@@ -15,12 +15,23 @@ from typing import Any
 import click
 
 from ..errors import InteropError
+from . import (
+    activate_cmd,
+    catalog_cmd,
+    convert_cmd,
+    diff_cmd,
+    inspect_cmd,
+    migrate_cmd,
+    roundtrip_cmd,
+    schema_cmd,
+    serve_cmd,
+    validate_cmd,
+    worker_cmd,
+)
+from .common import parse_limits
+from .exits import EXIT_CHECK_FAILED, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
 
-EXIT_OK = 0
-EXIT_CHECK_FAILED = 1
-EXIT_USAGE = 2
-EXIT_INPUT = 3
-EXIT_INTERNAL = 4
+__all__ = ["EXIT_CHECK_FAILED", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE", "cli", "main"]
 
 
 class InteropGroup(click.Group):
@@ -65,36 +76,16 @@ class InteropGroup(click.Group):
 @click.pass_context
 def cli(ctx: click.Context, debug: bool, limits: tuple[str, ...]) -> None:
     """Move character cards and lorebooks between SillyTavern, RisuAI, Agnai and NovelAI without losing data."""
-    from .common import parse_limits
-
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug
     ctx.obj["limits"] = parse_limits(limits)
 
 
 def _register() -> None:
-    from . import (
-        catalog_cmd,
-        convert_cmd,
-        diff_cmd,
-        inspect_cmd,
-        migrate_cmd,
-        roundtrip_cmd,
-        schema_cmd,
-        validate_cmd,
-        worker_cmd,
-    )
-
     for module in (inspect_cmd, convert_cmd, validate_cmd, schema_cmd, migrate_cmd, worker_cmd, catalog_cmd):
         cli.add_command(module.command)
-    for module in (roundtrip_cmd, diff_cmd):
+    for module in (roundtrip_cmd, diff_cmd, activate_cmd, serve_cmd):
         cli.add_command(module.command)
-    from . import activate_cmd
-
-    cli.add_command(activate_cmd.command)
-    from . import serve_cmd
-
-    cli.add_command(serve_cmd.command)
 
 
 _register()

@@ -11,6 +11,7 @@ import click
 
 from ..api import write
 from ..catalog.database import default_url, head_revision, make_engine, open_catalog, upgrade_schema
+from ..catalog.distributed import run_statuses
 from ..catalog.pipeline import slug
 from ..catalog.queries import ItemRef, list_items, load_document, show_item, stats
 from ..catalog.search import search_entries
@@ -213,8 +214,6 @@ def stats_cmd(db: str | None, as_json: bool) -> None:
 @json_option
 def runs_cmd(db: str | None, limit: int, as_json: bool) -> None:
     """Distributed runs (`interop migrate --broker`), newest first, with their progress."""
-    from ..catalog.distributed import run_statuses
-
     catalog = open_catalog(db)
     try:
         found = run_statuses(catalog, limit=limit)

@@ -10,9 +10,11 @@ from typing import Any, TypeVar
 
 import click
 
+from ..api import read
 from ..catalog.database import ENV_DB
 from ..document import Document
 from ..errors import InteropError
+from ..formats.registry import writable_formats
 from ..limits import DEFAULT_LIMITS, Limits
 
 SKIP_NAMES = {"MANIFEST.tsv", ".DS_Store"}
@@ -51,8 +53,6 @@ def read_inputs(
 ) -> Iterator[tuple[Path, Document]]:
     """Read every input file (folders walked); one that cannot be read is reported
     as one line on stderr, passed to ``on_error`` and skipped."""
-    from ..api import read
-
     for path in iter_inputs(paths):
         try:
             doc = read(path, format=fmt, limits=current_limits())
@@ -119,6 +119,4 @@ def db_option(func: F) -> F:
 
 
 def format_choice() -> click.Choice:
-    from ..formats.registry import writable_formats
-
     return click.Choice(sorted(f.name for f in writable_formats()), case_sensitive=False)

@@ -10,16 +10,15 @@ import click
 
 from ..api import read
 from ..conversion import convert_document, output_name, strict_reason
+from ..engine import load_chat
 from ..fidelity.render import summary_lines
 from ..io import write_atomic
-from . import EXIT_CHECK_FAILED
 from .common import current_limits, format_choice
+from .exits import EXIT_CHECK_FAILED
 
 
 def load_chats(paths: tuple[str, ...]) -> list[Any]:
     """Chats for ``--behaviour``: JSONL files, or every ``*.jsonl`` in a folder (sorted)."""
-    from ..engine import load_chat
-
     files: list[Path] = []
     for raw in paths:
         path = Path(raw)

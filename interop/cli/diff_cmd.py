@@ -11,8 +11,8 @@ from ..fidelity.compare import Change
 from ..fidelity.entrydiff import diff_documents, entry_label
 from ..fidelity.paths import render
 from ..fidelity.render import APP_FINDINGS_SHOWN
-from . import EXIT_CHECK_FAILED
 from .common import current_limits
+from .exits import EXIT_CHECK_FAILED
 
 
 def _line(change: Change, indent: str) -> str:

@@ -11,8 +11,8 @@ import click
 from ..document import Document
 from ..errors import InteropError
 from ..inspection import summarize as summarize_document
-from . import EXIT_INPUT
 from .common import read_inputs
+from .exits import EXIT_INPUT
 
 
 def summarize(doc: Document, path: Path) -> dict[str, Any]:

@@ -26,8 +26,8 @@ from ..catalog.pipeline import FileOutcome
 from ..catalog.run import RunSummary, migrate
 from ..errors import CatalogError
 from ..formats.registry import get_format, writable_formats
-from . import EXIT_CHECK_FAILED, EXIT_USAGE
 from .common import NOT_CARD_SUFFIXES, db_option, iter_inputs
+from .exits import EXIT_CHECK_FAILED, EXIT_USAGE
 
 
 def parse_targets(raw: str) -> tuple[str, ...]:

@@ -11,9 +11,9 @@ from ..fidelity.paths import render
 from ..fidelity.render import app_lines
 from ..fidelity.roundtrip import Leg, roundtrip
 from ..formats.registry import writable_formats
-from . import EXIT_CHECK_FAILED, EXIT_INPUT
 from .common import format_choice, read_inputs
 from .convert_cmd import behaviour_option, load_chats, seed_option
+from .exits import EXIT_CHECK_FAILED, EXIT_INPUT
 
 
 def _print_leg(leg: Leg, limit: int) -> None:

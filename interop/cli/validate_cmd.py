@@ -7,8 +7,8 @@ from pathlib import Path
 import click
 
 from ..validation import validate_document
-from . import EXIT_CHECK_FAILED, EXIT_INPUT
 from .common import read_inputs
+from .exits import EXIT_CHECK_FAILED, EXIT_INPUT
 
 
 @click.command("validate")

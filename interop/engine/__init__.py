@@ -18,6 +18,7 @@ from .profiles import (
     STBook,
     STSettings,
     get_profile,
+    platform_profile,
 )
 from .result import Activation, EntryInfo, LogRecord, Reason, Result
 from .run import evaluate, simulate
@@ -57,5 +58,6 @@ __all__ = [
     "load_books",
     "load_chat",
     "native_kind",
+    "platform_profile",
     "simulate",
 ]

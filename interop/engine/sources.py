@@ -15,20 +15,26 @@ from typing import Any
 
 from ..api import read_probe
 from ..errors import ConversionError, CorruptInputError
-from ..formats.registry import Probe, all_platforms, check_size
+from ..formats.registry import Platform, Probe, all_platforms, check_size
 from ..limits import DEFAULT_LIMITS, Limits
 
 
-def native_kind(obj: Any) -> str | None:
+def native_platform(obj: Any) -> Platform | None:
     """The platform whose native lorebook shape ``obj`` has, if any (first in platform order)."""
     for platform in all_platforms():
         if platform.native_book_kind is not None and platform.native_book_kind(obj):
-            return platform.name
+            return platform
     return None
 
 
+def native_kind(obj: Any) -> str | None:
+    """The name of the platform whose native lorebook shape ``obj`` has, if any."""
+    platform = native_platform(obj)
+    return platform.name if platform is not None else None
+
+
 def load_book(path: str | Path, platform: str) -> Any:
-    """One lorebook file, ready for ``platform``'s profile (a native object or a canonical Lorebook)."""
+    """One lorebook file, ready for profile ``platform`` (a native object or a canonical Lorebook)."""
     path = Path(path)
     try:
         data = path.read_bytes()
@@ -43,7 +49,8 @@ def book_from_bytes(data: bytes, filename: str, platform: str, *, limits: Limits
     check_size(data, filename, limits)
     probe = Probe(data, filename, limits)
     obj = probe.json
-    if obj is not None and native_kind(obj) == platform:
+    native = native_platform(obj) if obj is not None else None
+    if native is not None and native.engine_profile == platform:  # already what the profile reads
         return (stem, obj)
     doc = read_probe(probe)
     book = doc.book

@@ -10,20 +10,21 @@ book can keep every field and still fire differently.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
 from ..document import Document
-from .report import FidelityItem
+from ..engine import compare_behaviour, platform_profile
+from .items import FidelityItem
 
 SHOWN_TURNS = 3
 
 
 def engine_platform(format_platform: str) -> str | None:
-    """The activation profile that models a format's platform (None: no profile, e.g. NovelAI)."""
-    from ..engine import PROFILES
-
-    return format_platform if format_platform in PROFILES else None
+    """The activation profile that models a format's platform (its ``Platform.engine_profile``;
+    None: no profile, e.g. NovelAI)."""
+    return platform_profile(format_platform)
 
 
 def behaviour_items(
@@ -35,8 +36,6 @@ def behaviour_items(
     seed: int = 0,
 ) -> tuple[list[FidelityItem], list[str]]:
     """``(items, warnings)``: one approximated item per entry whose activation differs."""
-    from ..engine import compare_behaviour
-
     src_profile, dst_profile = engine_platform(source_platform), engine_platform(target_platform)
     missing = [p for p, prof in ((source_platform, src_profile), (target_platform, dst_profile)) if prof is None]
     if missing:
@@ -59,6 +58,4 @@ def behaviour_items(
 
 
 def _quote(text: str) -> str:
-    import json
-
     return json.dumps(text, ensure_ascii=False)

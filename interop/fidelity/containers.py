@@ -11,6 +11,8 @@ import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from ..containers.png import is_png, iter_chunks
+from ..errors import InteropError
 from ..mappings import Fate
 from .paths import Path
 from .view import CanonicalView
@@ -34,9 +36,6 @@ def _digest(data: bytes) -> str:
     A PNG card written again carries new text chunks (the card itself) but, as
     the PNG writer never re-encodes, the same IHDR/PLTE/IDAT (and APNG frames).
     """
-    from ..containers.png import is_png, iter_chunks
-    from ..errors import InteropError
-
     if is_png(data):
         digest = hashlib.sha256()
         try:

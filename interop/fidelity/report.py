@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..api import detect_all, read_bytes, write
 from ..document import Document
@@ -25,10 +25,12 @@ from ..mappings import FATES, Fate, TargetRule
 from ..transforms.risu_card_line import CARD_TEXT
 from .added import added_fields
 from .apps import AppVerdict, app_verdicts
+from .behaviour import behaviour_items
 from .compare import changed_fields, describe_change, short, strict_equal
 from .compared import Compared
 from .containers import ContainerResult
 from .hooks import findings
+from .items import FidelityItem
 from .paths import Path, PathCache, pattern_segments, render
 from .rules import FATE_ORDER, RuleBook, rule_book
 from .view import MISSING, CanonicalView, leaves
@@ -39,19 +41,6 @@ DEEPDIFF_PER_FIELD = 5
 SCHEMA_VERSION = "1.1"
 """Version of the machine report (docs/fidelity-report.schema.json). Bump the
 major part when a field changes meaning or disappears, the minor part when one is added."""
-
-
-class FidelityItem(NamedTuple):
-    """One source field and its fate (a tuple: a 300-entry lorebook has thousands)."""
-
-    path: str
-    fate: Fate
-    detail: str = ""
-    rule: str | None = None
-    """The mapping-table pattern that decided the fate, if any."""
-
-    def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "fate": self.fate, "detail": self.detail, "rule": self.rule}
 
 
 @dataclass
@@ -193,8 +182,6 @@ def _judge_at_the_target(report: FidelityReport, compared: Compared, source_plat
 def _add_behaviour(
     report: FidelityReport, compared: Compared, source_platform: str, chats: Sequence[Any], seed: int
 ) -> None:
-    from .behaviour import behaviour_items
-
     if compared.output_doc is None:
         report.warnings.append("behaviour not compared: the output cannot be read back")
         return

@@ -2,17 +2,21 @@
 
 Each platform package (``interop/formats/<platform>/``) registers, from its
 ``__init__.py``, one ``Platform`` and its ``Format``s (detector, reader, writer).
-``interop.formats.load_all`` imports every such package once (found on disk and
-through the ``interop.platforms`` entry point group), so adding a platform means
-adding one package, one mapping table in ``mappings/`` and one test file.
+``load_all`` (here, run by the first lookup) imports every such package once (found on
+``PLATFORM_PATH`` and through the ``interop.platforms`` entry point group), so adding a
+platform means adding one package, one mapping table in ``mappings/`` and one test file.
 Code outside a platform package reaches a platform only through this registry.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
+import os
+import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib.metadata import entry_points
 from pathlib import PurePath
 from typing import Any
 
@@ -122,6 +126,10 @@ class Platform:
     """Native lorebook object -> canonical ``Lorebook``."""
     native_book_kind: Callable[[Any], bool] | None = None
     """True when a parsed JSON value already has this platform's native lorebook shape."""
+    engine_profile: str | None = None
+    """Name of the activation-engine profile that simulates this platform's lorebooks
+    (``interop activate --platform``; ``interop.engine.PROFILES``), None when none does (NovelAI).
+    A name, not the profile: profiles sit in the engine, above the platform packages."""
     hazards: Callable[[Any], Any] | None = None
     """Canonical ``Lorebook`` -> ``Conflict`` records: what the app would read differently (fidelity)."""
     services: dict[str, Callable[..., Any]] = field(default_factory=dict)
@@ -167,9 +175,42 @@ def unregister_platform(name: str) -> None:
             _ALIASES.pop(alias, None)
 
 
-def get_platform(name: str) -> Platform:
-    from . import load_all
+PLATFORMS_PACKAGE = __name__.rpartition(".")[0]
+"""``interop.formats``: the package whose sub-packages are the platform packages."""
+PLATFORM_PATH: list[str] = [os.path.dirname(__file__)]
+"""Folders searched for platform packages. ``interop.formats`` uses this very list as its
+``__path__``, so a folder added to either is both imported from and searched by ``load_all``."""
+ENTRY_POINT_GROUP = "interop.platforms"
 
+_searched: set[str] = set()
+_entry_points_loaded = False
+
+
+def platform_packages() -> list[str]:
+    """Names of the platform packages found on ``PLATFORM_PATH`` (sub-packages only)."""
+    return sorted(info.name for info in pkgutil.iter_modules(PLATFORM_PATH) if info.ispkg)
+
+
+def load_all() -> None:
+    """Import every platform package once: those on ``PLATFORM_PATH`` (a folder added later is
+    searched on the next call) and those installed with an ``interop.platforms`` entry point."""
+    global _entry_points_loaded
+    folders = [folder for folder in PLATFORM_PATH if folder not in _searched]
+    first = not _entry_points_loaded
+    if not folders and not first:
+        return
+    # Marked before importing: a package that looks a format up while it loads must not recurse.
+    _searched.update(folders)
+    _entry_points_loaded = True
+    if folders:
+        for name in platform_packages():
+            importlib.import_module(f"{PLATFORMS_PACKAGE}.{name}")
+    if first:
+        for entry in entry_points(group=ENTRY_POINT_GROUP):
+            entry.load()
+
+
+def get_platform(name: str) -> Platform:
     load_all()
     if name not in _PLATFORMS:
         raise KeyError(name)
@@ -177,15 +218,11 @@ def get_platform(name: str) -> Platform:
 
 
 def all_platforms() -> list[Platform]:
-    from . import load_all
-
     load_all()
     return sorted(_PLATFORMS.values(), key=lambda p: p.rank)
 
 
 def get_format(name: str) -> Format:
-    from . import load_all
-
     load_all()
     key = _ALIASES.get(name, name)
     if key not in _FORMATS:
@@ -195,8 +232,6 @@ def get_format(name: str) -> Format:
 
 def all_formats() -> list[Format]:
     """Every format, grouped by platform in platform order, each platform's in registration order."""
-    from . import load_all
-
     load_all()
     rank = {p.name: p.rank for p in _PLATFORMS.values()}
     return sorted(_FORMATS.values(), key=lambda f: rank.get(f.platform, 100))

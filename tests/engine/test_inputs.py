@@ -63,7 +63,12 @@ def test_native_file_obeys_the_read_limits() -> None:
 
 
 def test_native_shape_comes_from_the_platform() -> None:
-    sample = Platform(name="sample-native", title="Sample", native_book_kind=lambda obj: obj == {"sample": []})
+    sample = Platform(
+        name="sample-native",
+        title="Sample",
+        native_book_kind=lambda obj: obj == {"sample": []},
+        engine_profile="sample-native",  # the profile that reads its native books as they are
+    )
     register_platform(sample)
     try:
         assert native_kind({"sample": []}) == "sample-native"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ...errors import InteropError
+from ...formats.registry import get_platform
 from .agnai import AgnaiProfile, AgnaiSettings
 from .base import Profile
 from .ccv3 import CCv3Profile, CCv3Settings
@@ -19,6 +20,16 @@ def get_profile(name: str) -> Profile:
         raise InteropError(f"unknown platform {name!r}; choose from {', '.join(PROFILES)}") from None
 
 
+def platform_profile(platform: str) -> str | None:
+    """The profile that simulates registry platform ``platform`` (its ``Platform.engine_profile``);
+    None when none does (e.g. NovelAI) or the platform is unknown."""
+    try:
+        name = get_platform(platform).engine_profile
+    except KeyError:
+        return None
+    return name if name in PROFILES else None
+
+
 __all__ = [
     "PROFILES",
     "AgnaiProfile",
@@ -32,4 +43,5 @@ __all__ = [
     "STSettings",
     "SillyTavernProfile",
     "get_profile",
+    "platform_profile",
 ]

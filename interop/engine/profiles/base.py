@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ...errors import ConversionError
-from ...formats.registry import get_platform
+from ...formats.registry import Platform, all_platforms
 from ...model import Lorebook
 from ..chat import Chat
 from ..jsvalue import js_trim
@@ -45,16 +45,20 @@ class Profile(ABC):
     ) -> Result: ...
 
 
+def simulated_platform(profile: str) -> Platform | None:
+    """The registry platform whose ``engine_profile`` names ``profile`` (first in platform order)."""
+    return next((p for p in all_platforms() if p.engine_profile == profile), None)
+
+
 def adapter_convert(book: Lorebook, platform: str) -> Any:
-    """Convert a canonical lorebook to ``platform``'s native shape with its adapter (found in the registry).
+    """Convert a canonical lorebook to the native shape of profile ``platform`` with the adapter of
+    the platform it simulates (found in the registry through ``Platform.engine_profile``).
 
     The engine never carries its own converter: a migrated file must be judged
     exactly as the adapter writes it.
     """
-    try:
-        convert = get_platform(platform).book_to_native
-    except KeyError:
-        convert = None
+    simulated = simulated_platform(platform)
+    convert = simulated.book_to_native if simulated is not None else None
     if convert is None:
         raise ConversionError(
             f"no {platform} adapter converts a canonical lorebook, so it cannot be evaluated with the "

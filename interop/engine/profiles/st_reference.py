@@ -11,7 +11,7 @@ import re
 
 from ..jsvalue import js_trim
 from ..keyindex import is_multi_word
-from .sillytavern import STEntry
+from .st_entries import STEntry, parse_regex_key
 from .st_scan import STScan
 
 
@@ -37,7 +37,7 @@ class ReferenceScan(STScan):
                 out.append((key, None))
                 continue
             needle = js_trim(substituted)  # " " trims to "", which matches every text (as in ST)
-            if self.profile.parse_regex_key(self.pool, needle) is not None:
+            if parse_regex_key(self.pool, needle) is not None:
                 out.append((key, "scan text" if self.match_key(entry, needle, text) else None))
                 continue
             cs = entry.case_sensitive if entry.case_sensitive is not None else self.settings.case_sensitive

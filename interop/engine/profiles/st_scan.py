@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..chat import Chat, Message
 from ..jsregex import JSRegex
@@ -19,7 +19,7 @@ from ..keyindex import plain_match
 from ..result import Activation, LogRecord, Reason, Result
 from ..state import ChatState
 from ..tokenizers import Tokenizer
-from .sillytavern import (
+from .st_entries import (
     AND_ALL,
     AND_ANY,
     DEFAULT_DEPTH,
@@ -34,12 +34,15 @@ from .sillytavern import (
     RECURSION,
     ROLES,
     UNUSABLE,
-    SillyTavernProfile,
     STEntry,
     STPool,
     STSettings,
+    parse_regex_key,
     split_groups,
 )
+
+if TYPE_CHECKING:  # the profile runs this scan: it imports this module
+    from .sillytavern import SillyTavernProfile
 
 
 def scanned_messages(chat: Chat) -> list[Message]:
@@ -296,7 +299,7 @@ class STScan:
 
     def match_key(self, entry: STEntry, key: str, text: str) -> bool:
         """``matchKeys`` for one key on the exact text (the per-entry path)."""
-        regex = self.profile.parse_regex_key(self.pool, key)
+        regex = parse_regex_key(self.pool, key)
         if regex == UNUSABLE:
             return False
         if isinstance(regex, JSRegex):

@@ -14,14 +14,12 @@ nothing to compare.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from typing import Any
 
 from ...document import Document
 from ...formats.registry import get_platform
-from ..hooks import Finding
-from ..paths import render
 from . import agnai_check, novelai_check, risu_check, sillytavern_check
+from . import sillytavern as st
+from .verdict import AppVerdict
 
 CHECKS = {
     "sillytavern": sillytavern_check.findings,
@@ -39,27 +37,6 @@ model adds its ``<platform>_check.py`` module here; titles come from the registr
 GENERIC_PLATFORMS = ("ccv3",)
 NO_BOOK_TARGETS = ("ccv1",)
 """A V1 card has no lorebook: its mapping table says where the book goes (a stash)."""
-
-
-@dataclass
-class AppVerdict:
-    app: str
-    via: str = ""
-    findings: list[Finding] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    compared: int = 0
-    """Entry settings compared (entries x fields)."""
-    differing: int = 0
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "app": self.app,
-            "via": self.via,
-            "compared": self.compared,
-            "differing": self.differing,
-            "findings": [{"path": render(f.path), "fate": f.fate, "detail": f.detail} for f in self.findings],
-            "notes": list(self.notes),
-        }
 
 
 TARGET_CHECKED = ("sillytavern",)
@@ -92,8 +69,6 @@ def app_verdicts(
 
 def docs_section() -> list[str]:
     """Markdown for docs/fidelity.md: what each app's import does, from the models' own facts."""
-    from . import sillytavern as st
-
     lines = ["## What each app loads", "", *_doc_paragraphs(__doc__), ""]
     modules = {"sillytavern": (st, sillytavern_check), "risu": (risu_check,), "agnai": (agnai_check,),
                "novelai": (novelai_check,)}
@@ -102,7 +77,7 @@ def docs_section() -> list[str]:
         for module in parts:
             lines += [*_doc_paragraphs(module.__doc__), ""]
         if app == "sillytavern":
-            lines += _st_table(st)
+            lines += _st_table()
     return lines
 
 
@@ -110,7 +85,7 @@ def _doc_paragraphs(text: str | None) -> list[str]:
     return [line[4:] if line.startswith("    ") else line for line in (text or "").strip().splitlines()]
 
 
-def _st_table(st: Any) -> list[str]:
+def _st_table() -> list[str]:
     lines = [
         "What `convertCharacterBook` reads from each card entry (every card-book writer writes these flat "
         "`extensions` keys, as SillyTavern's exporter `convertWorldInfoToCharacterBook` does):",

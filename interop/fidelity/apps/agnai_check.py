@@ -18,6 +18,7 @@ from ...document import Document
 from ...formats.registry import get_platform
 from ..hooks import Finding
 from .card_books import open_verdict
+from .verdict import AppVerdict
 
 APP = "agnai"
 # Agnai field -> (card entry field, import default when absent)
@@ -35,7 +36,7 @@ def loaded(entry: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def findings(source: Document, output: bytes, target_format: str) -> Any:
+def findings(source: Document, output: bytes, target_format: str) -> AppVerdict:
     verdict, entries = open_verdict(APP, "Agnai", "characterBookToNative", source, output, target_format)
     if entries is None or source.book is None:
         return verdict

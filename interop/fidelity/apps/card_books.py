@@ -10,6 +10,7 @@ from typing import Any
 
 from ...document import Document
 from . import sillytavern as st
+from .verdict import AppVerdict
 
 
 def card_book(data: bytes) -> tuple[list[dict[str, Any]], str] | None:
@@ -34,11 +35,9 @@ def card_book(data: bytes) -> tuple[list[dict[str, Any]], str] | None:
 
 def open_verdict(
     app: str, label: str, importer: str, source: Document, output: bytes, target_format: str
-) -> tuple[Any, list[dict[str, Any]] | None]:
+) -> tuple[AppVerdict, list[dict[str, Any]] | None]:
     """A fresh verdict for ``app`` and the card book entries its ``importer`` reads from ``output``
     (None, with a note on the verdict, when the output holds no card book or the source no book)."""
-    from . import AppVerdict  # the package imports the checks that import this module
-
     verdict = AppVerdict(app)
     found = card_book(output)
     if found is None or source.book is None:

@@ -6,16 +6,13 @@ NovelAI: the verdict says so, with no findings.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ...document import Document
+from .verdict import AppVerdict
 
 APP = "novelai"
 
 
-def findings(source: Document, output: bytes, target_format: str) -> Any:
-    from . import AppVerdict
-
+def findings(source: Document, output: bytes, target_format: str) -> AppVerdict:
     verdict = AppVerdict(APP, via="(no card import)")
     if not target_format.startswith("novelai"):
         verdict.notes.append(

@@ -26,6 +26,7 @@ from ...document import Document
 from ...model.decorators import parse_decorators
 from ..hooks import Finding
 from .card_books import open_verdict
+from .verdict import AppVerdict
 
 APP = "risu"
 
@@ -67,7 +68,7 @@ def settings(entry: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def findings(source: Document, output: bytes, target_format: str) -> Any:
+def findings(source: Document, output: bytes, target_format: str) -> AppVerdict:
     verdict, entries = open_verdict(APP, "RisuAI", "convertCharbook", source, output, target_format)
     if entries is None or source.book is None:
         return verdict

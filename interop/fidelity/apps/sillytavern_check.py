@@ -19,6 +19,7 @@ from ...formats.registry import get_format, get_platform
 from ...memo import memoized
 from ..hooks import Finding
 from . import sillytavern as st
+from .verdict import AppVerdict
 
 SKIPPED = ("addMemo", "extensions")
 """``addMemo`` is the editor's 'show memo' flag, derived by every importer from the comment;
@@ -69,9 +70,7 @@ def source_settings(doc: Document) -> list[dict[str, Any]]:
     return out
 
 
-def findings(source: Document, output: bytes, target_format: str) -> Any:
-    from . import AppVerdict
-
+def findings(source: Document, output: bytes, target_format: str) -> AppVerdict:
     loaded = st.load(output, source.source)
     verdict = AppVerdict(st.APP)
     if loaded is None:

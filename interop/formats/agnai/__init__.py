@@ -10,6 +10,7 @@ from . import character, memory
 PLATFORM = register_platform(
     Platform(
         name="agnai",
+        engine_profile="agnai",
         title="Agnai",
         rank=10,
         book_to_native=memory.memory_book_from_lorebook,

@@ -37,6 +37,7 @@ def _is_native_book(obj: object) -> bool:
 PLATFORM = register_platform(
     Platform(
         name="risu",
+        engine_profile="risu",
         title="RisuAI",
         rank=40,
         book_to_native=risu_entries_from_lorebook,

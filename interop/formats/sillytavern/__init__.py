@@ -77,6 +77,7 @@ def _is_native_book(obj: object) -> bool:
 PLATFORM = register_platform(
     Platform(
         name="sillytavern",
+        engine_profile="sillytavern",
         title="SillyTavern",
         rank=30,
         book_to_native=world_from_lorebook,
