@@ -112,7 +112,7 @@ def view_of(doc: Document) -> CanonicalView:
 
 def _without_card_line(entry: Any) -> Any:
     """An entry as its source had it when a card writer prepended ``@@dont_activate`` for RisuAI
-    (``risu_decorators.add_card_line``): the line and its record key are left out."""
+    (``transforms.risu_card_line.add_card_line``): the line and its record key are left out."""
     ext = entry.get("extensions") if isinstance(entry, dict) else None
     ns = ext.get("risuai") if isinstance(ext, dict) else None
     record = ns.get("decorators") if isinstance(ns, dict) else None

@@ -127,7 +127,6 @@ def sample_platform(tmp_path: Path) -> Iterator[Path]:
     _write_package(root)
     interop.formats.load_all()  # the built-in platforms first, as in any run
     interop.formats.__path__.append(str(root))
-    interop.formats._loaded = False  # let load_all look again, as a fresh process would
     try:
         interop.formats.load_all()
         yield tmp_path
