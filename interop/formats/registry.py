@@ -241,10 +241,6 @@ def writable_formats() -> list[Format]:
     return [f for f in all_formats() if f.write is not None]
 
 
-def readable_formats() -> list[Format]:
-    return [f for f in all_formats() if f.read is not None]
-
-
 def check_size(data: bytes, filename: str | None, limits: Limits) -> None:
     if len(data) > limits.max_file_bytes:
         raise LimitExceededError(

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import warnings
 from typing import Any
 
 from .card import V2_SPEC, V3_ONLY_FIELDS, V3_SPEC, Card
@@ -52,10 +51,6 @@ def _required_v3() -> dict[str, Any]:
     ccv3 = load("ccv3")
     defaults = ccv3.card_defaults("card")
     return {name: defaults[name] for name in ccv3.required_fields("card")}
-
-
-class NewerSpecWarning(UserWarning):
-    pass
 
 
 def spec_of(card: Card) -> str:
@@ -315,12 +310,6 @@ def _restore(data: dict[str, Any], stash: dict[str, Any]) -> None:
             continue
         if "decorators" in saved and isinstance(entry.get("content"), str):
             entry["content"] = saved["decorators"] + entry["content"]
-
-
-def upgrade_warning(card: Card) -> None:
-    message = check_spec_version(card)
-    if message:
-        warnings.warn(message, NewerSpecWarning, stacklevel=2)
 
 
 V1_LABEL = "v1"

@@ -56,7 +56,6 @@ BOOK_DEFAULTS: dict[str, Any] = _MAPPING.defaults("book")
 # validation wants all six (``required`` rows); the writer fills them when the source lacks them.
 REQUIRED_ENTRY_FIELDS = tuple(_MAPPING.required_fields("entry"))
 
-_NATIVE_ENTRY = {n for n, _ in ENTRY_FIELDS}
 _CANONICAL_BY_NATIVE_BOOK = dict(BOOK_FIELDS)
 _CANONICAL_BY_NATIVE_ENTRY = dict(ENTRY_FIELDS)
 

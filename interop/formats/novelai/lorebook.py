@@ -44,7 +44,6 @@ ENTRY_FIELDS = [
 ]
 ENTRY_DEFAULTS: dict[str, Any] = _MAPPING.defaults("entry")
 BOOK_DEFAULTS: dict[str, Any] = _MAPPING.defaults("book")
-LORE_PRIORITY_DEFAULT: int = ENTRY_DEFAULTS["contextConfig.budgetPriority"]
 BUDGET_PRIORITY = "budgetPriority"
 
 _CANONICAL_BY_NATIVE = dict(ENTRY_FIELDS)
