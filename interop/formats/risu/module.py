@@ -2,7 +2,7 @@
 
 A module is a lorebook plus regex scripts, triggers, ``cjs`` and assets. It is
 read as a lorebook: ``module.lorebook`` gives the entries (see
-``risu_entries``), ``module.name``/``description`` the book's name and
+``entries``), ``module.name``/``description`` the book's name and
 description, and the rest of the module object is kept whole in
 ``book.extensions.risuai.module``. Asset records go to ``Document.assets``
 under ``risum-asset:<index>`` (index = position in ``module.assets``).

@@ -21,7 +21,6 @@ from .card import card_book_from_lorebook, sillytavern_card
 from .describe import describe, describe_world
 from .fields import FIELDS, LOGIC_NAMES, POSITION_NAMES, ROLE_NAMES, WorldField, flat_keys
 from .files import detect_world, read_card, read_world, write_card, write_world
-from .keys import is_regex_key
 from .model import STEntryExt, STLorebookExt
 from .normalize import conflict_text, hazards, normalize_card, normalize_card_book
 from .readable import st_readable_book
@@ -111,7 +110,6 @@ __all__ = [
     "describe_world",
     "flat_keys",
     "hazards",
-    "is_regex_key",
     "lorebook_from_world",
     "normalize_card",
     "normalize_card_book",
