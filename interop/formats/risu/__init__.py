@@ -15,10 +15,9 @@ from functools import partial
 from ...transforms.for_risu import book_losses
 from ..registry import Platform, register_platform
 from . import card, lorebook, module
-from .describe import describe_risu_book
 from .entries import NS, lorebook_from_risu_entries, risu_entries_from_lorebook
 
-__all__ = ["PLATFORM", "describe_risu_book", "lorebook_from_risu_entries", "risu_entries_from_lorebook"]
+__all__ = ["PLATFORM", "lorebook_from_risu_entries", "risu_entries_from_lorebook"]
 
 
 def _is_native_book(obj: object) -> bool:
@@ -47,9 +46,7 @@ PLATFORM = register_platform(
         hazards=partial(book_losses, namespace=NS),
         services={"losses": partial(book_losses, namespace=NS)},
     ),
-    # Registration order is listing order.
-    lorebook.FORMAT,
-    module.FORMAT,
-    card.CHARX_FORMAT,
-    card.CHARACTER_FORMAT,
+    *lorebook.FORMATS,
+    *module.FORMATS,
+    *card.FORMATS,
 )

@@ -605,24 +605,26 @@ def _describe_character(doc: Document) -> dict[str, Any]:
     return describe_risu_book(doc.book)
 
 
-CHARX_FORMAT = Format(
-    name="risu-charx",
-    kind="card",
-    title="RisuAI CHARX (card.json + module.risum, Risu's asset layout)",
-    suffix=".charx",
-    platform="risu",
-    detect=_detect_charx,
-    read=_read_charx,
-    write=_write_charx,
-    describe=_describe_charx,
-)
-CHARACTER_FORMAT = Format(
-    name="risu-character",
-    kind="card",
-    title="RisuAI internal character JSON (camelCase: firstMessage, globalLore, ...)",
-    suffix=".json",
-    platform="risu",
-    detect=_detect_character,
-    read=_read_character,
-    describe=_describe_character,
+FORMATS = (
+    Format(
+        name="risu-charx",
+        kind="card",
+        title="RisuAI CHARX (card.json + module.risum, Risu's asset layout)",
+        suffix=".charx",
+        platform="risu",
+        detect=_detect_charx,
+        read=_read_charx,
+        write=_write_charx,
+        describe=_describe_charx,
+    ),
+    Format(
+        name="risu-character",
+        kind="card",
+        title="RisuAI internal character JSON (camelCase: firstMessage, globalLore, ...)",
+        suffix=".json",
+        platform="risu",
+        detect=_detect_character,
+        read=_read_character,
+        describe=_describe_character,
+    ),
 )

@@ -79,15 +79,17 @@ def _describe(doc: Document) -> dict[str, Any]:
     return describe_risu_book(doc.book)
 
 
-FORMAT = Format(
-    name="risu-lorebook",
-    kind="lorebook",
-    title='RisuAI lorebook export ({"type":"risu","ver":1,"data":[...]})',
-    suffix=".json",
-    platform="risu",
-    detect=_detect,
-    read=_read,
-    write=_write,
-    describe=_describe,
-    aliases=("risu",),
+FORMATS = (
+    Format(
+        name="risu-lorebook",
+        kind="lorebook",
+        title='RisuAI lorebook export ({"type":"risu","ver":1,"data":[...]})',
+        suffix=".json",
+        platform="risu",
+        detect=_detect,
+        read=_read,
+        write=_write,
+        describe=_describe,
+        aliases=("risu",),
+    ),
 )

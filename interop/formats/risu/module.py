@@ -200,14 +200,16 @@ def _describe(doc: Document) -> dict[str, Any]:
     return facts
 
 
-FORMAT = Format(
-    name="risum",
-    kind="lorebook",
-    title="RisuAI module (.risum: lorebook, regex, triggers, assets)",
-    suffix=".risum",
-    platform="risu",
-    detect=_detect,
-    read=_read,
-    write=_write,
-    describe=_describe,
+FORMATS = (
+    Format(
+        name="risum",
+        kind="lorebook",
+        title="RisuAI module (.risum: lorebook, regex, triggers, assets)",
+        suffix=".risum",
+        platform="risu",
+        detect=_detect,
+        read=_read,
+        write=_write,
+        describe=_describe,
+    ),
 )

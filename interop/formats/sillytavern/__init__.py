@@ -16,43 +16,14 @@ through the registry (``get_platform("sillytavern").service(name)``), never by i
 
 from __future__ import annotations
 
-from ..registry import Format, Platform, register, register_platform
+from ..registry import Platform, register_platform
+from . import files
 from .card import card_book_from_lorebook, sillytavern_card
-from .describe import describe, describe_world
+from .describe import describe_world
 from .fields import FIELDS, LOGIC_NAMES, POSITION_NAMES, ROLE_NAMES, WorldField, flat_keys
-from .files import detect_world, read_card, read_world, write_card, write_world
-from .model import STEntryExt, STLorebookExt
 from .normalize import conflict_text, hazards, normalize_card, normalize_card_book
 from .readable import st_readable_book
 from .world import lorebook_from_world, world_from_lorebook
-
-register(
-    Format(
-        name="sillytavern-world",
-        kind="lorebook",
-        title="SillyTavern world info ({entries: {uid: entry}})",
-        suffix=".json",
-        platform="sillytavern",
-        detect=detect_world,
-        read=read_world,
-        write=write_world,
-        describe=describe,
-        aliases=("st-world", "worldinfo"),
-    )
-)
-register(
-    Format(
-        name="sillytavern-card",
-        kind="card",
-        title="Character card JSON as SillyTavern writes it (V2, V1 mirror, flat lorebook keys)",
-        suffix=".json",
-        platform="sillytavern",
-        read=read_card,
-        write=write_card,
-        describe=describe,
-        aliases=("st-card",),
-    )
-)
 
 
 def world_fields() -> tuple[WorldField, ...]:
@@ -94,7 +65,8 @@ PLATFORM = register_platform(
             "world_fields": world_fields,
             "world_from_lorebook": world_from_lorebook,
         },
-    )
+    ),
+    *files.FORMATS,
 )
 
 __all__ = [
@@ -103,8 +75,6 @@ __all__ = [
     "PLATFORM",
     "POSITION_NAMES",
     "ROLE_NAMES",
-    "STEntryExt",
-    "STLorebookExt",
     "card_book_from_lorebook",
     "conflict_text",
     "describe_world",
