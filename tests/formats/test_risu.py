@@ -676,7 +676,7 @@ def test_knobs_without_a_decorator_are_recorded_as_losses_where_they_stay() -> N
     from interop.formats.registry import get_platform
 
     book = Lorebook.model_validate({"entries": [translated, entry]})
-    losses = get_platform("risu").service("losses")(book)
+    losses = get_platform("risu").hazards(book)
     assert [c.path for c in losses] == [("entry", 1, *ns, "optional_logic"), ("entry", 1, *ns, "trigger_percent")]
 
 

@@ -3,7 +3,7 @@ it registers the platform (its lorebook conversion and key hazards) and its form
 
 from __future__ import annotations
 
-from ...transforms.agnai_keys import agnai_key_hazards, key_conflicts
+from ...transforms.agnai_keys import key_conflicts
 from ..registry import Platform, register_platform
 from . import character, memory
 
@@ -17,7 +17,6 @@ PLATFORM = register_platform(
         book_from_native=memory.lorebook_from_memory_book,
         native_book_kind=lambda obj: isinstance(obj, dict) and memory.looks_like_memory_book(obj),
         hazards=key_conflicts,
-        services={"agnai_key_hazards": agnai_key_hazards},
     ),
     *memory.FORMATS,
     *character.FORMATS,

@@ -44,7 +44,6 @@ PLATFORM = register_platform(
         native_book_kind=_is_native_book,
         # What Risu will not honour of a book, recorded by the ST -> Risu rewrite where it happens.
         hazards=partial(book_losses, namespace=NS),
-        services={"losses": partial(book_losses, namespace=NS)},
     ),
     *lorebook.FORMATS,
     *module.FORMATS,
