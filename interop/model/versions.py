@@ -26,6 +26,7 @@ import copy
 import functools
 from typing import Any
 
+from ..mappings import load as load_mapping
 from .card import V2_SPEC, V3_ONLY_FIELDS, V3_SPEC, Card
 from .decorators import parse_decorators
 from .stash import ABSENT, open_container, take
@@ -46,9 +47,7 @@ def required_defaults(spec: str = "v3") -> dict[str, Any]:
 
 @functools.cache
 def _required_v3() -> dict[str, Any]:
-    from ..mappings import load  # lazily: ``python -m interop.mappings`` must not find itself imported
-
-    ccv3 = load("ccv3")
+    ccv3 = load_mapping("ccv3")
     defaults = ccv3.card_defaults("card")
     return {name: defaults[name] for name in ccv3.required_fields("card")}
 
