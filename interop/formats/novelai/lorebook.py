@@ -47,12 +47,10 @@ BOOK_DEFAULTS: dict[str, Any] = _MAPPING.defaults("book")
 BUDGET_PRIORITY = "budgetPriority"
 
 _CANONICAL_BY_NATIVE = dict(ENTRY_FIELDS)
-# The order NovelAI itself writes entry, contextConfig and book keys in (the table's ``order``).
+# The order NovelAI itself writes entry and book keys in (the table's ``order``) and
+# contextConfig keys in (the table's default contextConfig, written as NovelAI writes it).
 ENTRY_ORDER = tuple(_MAPPING.native_order("entry"))
-CONTEXT_ORDER = (
-    "prefix", "suffix", "tokenBudget", "reservedTokens", "budgetPriority", "trimDirection", "insertionType",
-    "maximumTrimType", "insertionPosition",
-)  # fmt: skip
+CONTEXT_ORDER = tuple(ENTRY_DEFAULTS["contextConfig"])
 BOOK_ORDER = tuple(_MAPPING.native_order("book"))
 
 
