@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from dataclasses import astuple
 from typing import Any
 
@@ -30,7 +31,7 @@ from . import st_risu as deco
 ST = "sillytavern"
 
 
-def _st(name: str):
+def _st(name: str) -> Callable[..., Any]:
     """A SillyTavern adapter function: filler is recognised by running ST's writer, never a copy of it."""
     service = get_platform(ST).service(name)
     assert service is not None, f"the sillytavern platform has no {name}"
