@@ -42,6 +42,7 @@ from ...model import Card, Lorebook
 from ...model.versions import check_spec_version, to_v3
 from ...transforms.card_books import card_for
 from ..asset_origin import ORIGINS_MEMBER, load_origins, move, origins_bytes
+from ..card_image import sniff_image
 from ..card_io import card_from_json
 from ..registry import Format, Probe, ReadContext, WriteContext, get_format
 from .describe import describe_risu_book
@@ -68,20 +69,6 @@ _SUFFIXES = {"jpeg": ("jpg", "jpeg")}
 
 
 # --- Risu's card quirks ---------------------------------------------------------------
-
-
-def sniff_image(data: bytes) -> str | None:
-    if data.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "png"
-    if data.startswith(b"\xff\xd8\xff"):
-        return "jpeg"
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "webp"
-    if data.startswith((b"GIF87a", b"GIF89a")):
-        return "gif"
-    if data[4:12] in (b"ftypavif", b"ftypavis"):
-        return "avif"
-    return None
 
 
 def note_card_quirks(doc: Document) -> None:
