@@ -23,7 +23,7 @@ __all__ = ["PLATFORM", "lorebook_from_risu_entries", "risu_entries_from_lorebook
 def _is_native_book(obj: object) -> bool:
     """A ``type:risu`` lorebook export, or a bare list of Risu entries (the engine reads both as they are)."""
     if isinstance(obj, dict):
-        return obj.get("type") == "risu" and isinstance(obj.get("data"), list)
+        return obj.get("type") == lorebook.EXPORT_TYPE and isinstance(obj.get("data"), list)
     fields = ("insertorder", "secondkey", "alwaysActive")
     return (
         isinstance(obj, list)
