@@ -4,9 +4,10 @@
   read and written losslessly (``lorebook_from_world`` / ``world_from_lorebook``).
 * ``sillytavern-card``: a V2 card JSON the way SillyTavern writes it (V1 mirror
   at the root, ST's flat ``entry.extensions`` keys), plus a stash of what ST's
-  own exporter drops. Reading cards is the ccv2/ccv3/png readers' job; they (or
-  the fidelity report) call ``normalize_card`` / ``normalize_card_book`` to fold
-  the flat keys into ``extensions.sillytavern`` and get the conflicts.
+  own exporter drops. Detection reads such cards as ccv2/ccv3/png, whose readers keep
+  the file as it is; this format's reader and writer fold the flat keys into
+  ``extensions.sillytavern`` with ``normalize_card`` and report the conflicts
+  (other layers reach ``normalize_card_book`` through the platform's services).
 
 Field renames, defaults and enum names come from ``mappings/sillytavern.json``
 (rendered to docs/platforms/sillytavern.md), which also documents every decision
