@@ -26,10 +26,11 @@ import copy
 import functools
 from typing import Any
 
+from ..jsonvalue import ABSENT
 from ..mappings import load as load_mapping
 from .card import V2_SPEC, V3_ONLY_FIELDS, V3_SPEC, Card
 from .decorators import parse_decorators
-from .stash import ABSENT, open_container, take
+from .stash import open_container, take
 
 STASH = "interop"
 V1_FIELDS = ("name", "description", "personality", "scenario", "first_mes", "mes_example")

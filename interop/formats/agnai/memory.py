@@ -25,9 +25,10 @@ from ...convert import as_lorebook
 from ...document import Document
 from ...errors import InvalidCardError
 from ...jsonio import dump_json
+from ...jsonvalue import ABSENT
 from ...mappings import load as load_mapping
 from ...model import Lorebook, as_str_list
-from ...model.stash import ABSENT, Stash, take
+from ...model.stash import Stash, take
 from ...transforms.agnai_keys import agnai_key_hazards
 from ..registry import Format, Probe, ReadContext, WriteContext
 
