@@ -63,7 +63,7 @@ ENTRY_KEEP, ENTRY_ABSENT = "entry", "absent"
 # importer needs that the book lacked.
 BOOK_KEEP, BOOK_ABSENT = "book", "filled"
 KEY_FIELDS = ("key", "secondkey")
-CARD_FIELDS = ("mode", "folder")  # non-spec fields Risu's card export adds to CCv3 entries
+CARD_ENTRY_FIELDS = ("mode", "folder")  # non-spec fields Risu's card export adds to CCv3 entries
 
 _MAPPING = load_mapping("risu")
 _ENTRY_FIELDS = _MAPPING.fields_at("entry")
@@ -224,7 +224,7 @@ def _unfill(
     if marker.get("case_in_extensions") is True and "case_sensitive" in data:
         extensions[CASE_KEY] = data.pop("case_sensitive")
     for name in marker.get("card_fields") or ():
-        if name in CARD_FIELDS and name in raw:
+        if name in CARD_ENTRY_FIELDS and name in raw:
             data[name] = raw[name]
             for key in (name, f"{name}_key"):
                 ns.pop(key, None)
@@ -407,7 +407,7 @@ def _write_mapped(d: dict[str, Any], ns: dict[str, Any], record: _EntryStash, *,
 def _write_foreign(d: dict[str, Any], out: dict[str, Any], record: _EntryStash) -> None:
     """An entry from elsewhere: a CCv3 card entry's mode/folder and the fields Risu fills in for new entries."""
     # Risu's own CCv3 export puts mode/folder on card entries: they are Risu's fields again.
-    for name in CARD_FIELDS:
+    for name in CARD_ENTRY_FIELDS:
         if isinstance(d.get(name), str):
             out[name] = d.pop(name)
             record.card_fields.append(name)
