@@ -26,7 +26,7 @@ from ..errors import InteropError
 from ..formats.registry import get_platform
 from ..jsonvalue import get_path, has_path, set_path
 from ..model import Lorebook
-from . import st_risu as deco
+from . import st_risu
 
 ST = "sillytavern"
 
@@ -43,7 +43,7 @@ ST_ENTRY_CONTAINERS = ("extensions.sillytavern", "extensions.sillytavern.entry")
 # Filled from the entry's place in the book, not from the entry: any value is the writer's.
 INDEX_FIELDS = ("display_index",)
 # Namespace path of each knob -> the flat card ``extensions`` key SillyTavern writes it to.
-FLAT_OF = dict(zip(astuple(deco.LAYOUTS[0]), astuple(deco.LAYOUTS[1]), strict=True))
+FLAT_OF = dict(zip(astuple(st_risu.LAYOUTS[0]), astuple(st_risu.LAYOUTS[1]), strict=True))
 
 
 def _comparable(extensions: Any) -> str:

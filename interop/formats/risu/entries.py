@@ -48,7 +48,7 @@ from ...mappings import load as load_mapping
 from ...model import Lorebook, as_str_list
 from ...model.decorators import JS_WHITESPACE
 from ...model.stash import Stash
-from ...transforms import st_risu as deco
+from ...transforms import st_risu
 from ...transforms.for_risu import entry_for_risu
 from ...transforms.st_risu import Generated
 
@@ -126,7 +126,7 @@ def _entry_from_risu(raw: dict[str, Any], *, use_stash: bool, translate: bool) -
     extensions, marker = _split_extentions(native_ext, data, ns, use_stash=use_stash)
     if marker is None:
         data["extensions"] = {**extensions, NS: ns}
-        record = deco.from_risu(data) if translate else None
+        record = st_risu.from_risu(data) if translate else None
         if record is not None:
             ns["decorators"] = record
         return data
@@ -250,14 +250,14 @@ def _restore_key_lists(raw: dict[str, Any], data: dict[str, Any], ns: dict[str, 
 def _reread_decorators(data: dict[str, Any], marker: dict[str, Any]) -> None:
     """Remove the decorator lines we generated; read the user's own lines as Risu decorators."""
     generated = marker.get("decorators")
-    edited = isinstance(generated, dict) and not deco.strip_generated(
+    edited = isinstance(generated, dict) and not st_risu.strip_generated(
         data, generated.get("text", ""), generated.get("fields", {})
     )  # the user edited our lines in Risu: read them as Risu decorators
     # A Risu-made entry (no Risu field filled in by us) keeps the user's decorators in content; the stash
     # only holds what it gained elsewhere (enabled, position, ... from a trip through SillyTavern).
     risu_made = not generated and not marker.get("filled") and not marker.get("card_fields")
     if edited or risu_made:
-        record = deco.from_risu(data)
+        record = st_risu.from_risu(data)
         if record is not None and isinstance(data.get("extensions"), dict):
             data["extensions"].setdefault(NS, {})["decorators"] = record
 
