@@ -26,6 +26,7 @@ from ...document import Document
 from ...errors import InvalidCardError
 from ...jsonio import dump_json
 from ...jsonvalue import ABSENT
+from ...mappings import Level
 from ...mappings import load as load_mapping
 from ...model import Lorebook, as_str_list
 from ...model.stash import Stash, take
@@ -40,11 +41,11 @@ KIND = "memory"
 _MAPPING = load_mapping("agnai")
 
 
-def _renames(level: str) -> list[tuple[str, str]]:
+def _renames(level: Level) -> list[tuple[str, str]]:
     """(native, canonical) pairs of plain one-to-one renames at ``level``."""
     return [
         (f.native, f.canonical)
-        for f in _MAPPING.fields_at(level)  # type: ignore[arg-type]
+        for f in _MAPPING.fields_at(level)
         if f.canonical and f.native != "*" and "." not in f.canonical
     ]
 
