@@ -219,11 +219,3 @@ def load(platform: str) -> Mapping:
 def all_mappings() -> list[Mapping]:
     names = {p.stem for p in mappings_dir().glob("*.json")} | set(_EXTRA_TABLES)
     return [load(name) for name in sorted(names)]
-
-
-def target_rule(target_format: str, path: str) -> TargetRule | None:
-    """The rule for ``path`` in whichever table describes ``target_format``."""
-    for mapping in all_mappings():
-        if target_format in mapping.targets:
-            return mapping.rule_for(target_format, path)
-    return None

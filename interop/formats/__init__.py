@@ -25,7 +25,6 @@ from .registry import (
     get_platform,
     load_all,
     platform_packages,
-    register,
     register_platform,
 )
 
@@ -48,6 +47,5 @@ __all__ = [
     "get_platform",
     "load_all",
     "platform_packages",
-    "register",
     "register_platform",
 ]

@@ -87,8 +87,3 @@ def restored_dates(data: dict[str, Any]) -> dict[str, Any]:
         extensions.pop(STASH)
     update["extensions"] = extensions
     return update
-
-
-def recorded_format(data: dict[str, Any]) -> str | None:
-    record = record_of(data)
-    return record.get("format") if record is not None else None

@@ -1,4 +1,5 @@
-"""The picture a card is written into (neutral: PNG cards of every platform use it)."""
+"""Pictures of cards, neutral (PNG cards and CHARX containers of every platform use it): the picture
+a card is written into, and the type a picture's bytes show."""
 
 from __future__ import annotations
 
@@ -15,6 +16,21 @@ from ..model.versions import as_displayed
 from .registry import WriteContext
 
 DEFAULT_AVATAR_SIZE = (400, 600)
+
+
+def sniff_image(data: bytes) -> str | None:
+    """The picture type its first bytes show (``png``, ``jpeg``, ``gif``, ``webp``, ``avif``), else None."""
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "png"
+    if data.startswith(b"\xff\xd8\xff"):
+        return "jpeg"
+    if data.startswith((b"GIF87a", b"GIF89a")):
+        return "gif"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "webp"
+    if data[4:12] in (b"ftypavif", b"ftypavis"):
+        return "avif"
+    return None
 
 
 def _as_png(image: bytes) -> bytes:

@@ -144,7 +144,7 @@ _ALIASES: dict[str, str] = {}
 _PLATFORMS: dict[str, Platform] = {}
 
 
-def register(fmt: Format) -> Format:
+def _register(fmt: Format) -> Format:
     if fmt.name in _FORMATS:
         raise ValueError(f"format {fmt.name!r} registered twice")
     _FORMATS[fmt.name] = fmt
@@ -162,7 +162,7 @@ def register_platform(platform: Platform, *formats: Format) -> Platform:
             raise ValueError(f"format {fmt.name!r} belongs to {fmt.platform!r}, not {platform.name!r}")
     _PLATFORMS[platform.name] = platform
     for fmt in formats:
-        register(fmt)
+        _register(fmt)
     return platform
 
 
@@ -239,10 +239,6 @@ def all_formats() -> list[Format]:
 
 def writable_formats() -> list[Format]:
     return [f for f in all_formats() if f.write is not None]
-
-
-def readable_formats() -> list[Format]:
-    return [f for f in all_formats() if f.read is not None]
 
 
 def check_size(data: bytes, filename: str | None, limits: Limits) -> None:

@@ -245,11 +245,3 @@ def parse_decorators(content: str | None) -> ParsedContent:
     if not decorators:
         return ParsedContent(prefix="", body=content)
     return ParsedContent(prefix=content[:pos], body=content[pos:], decorators=tuple(decorators))
-
-
-def render_decorators(decorators: list[tuple[str, list[str] | None]]) -> str:
-    """Decorator lines for ``(name, args)`` pairs, each ending in a newline."""
-    lines = []
-    for name, args in decorators:
-        lines.append(f"@@{name} {','.join(args)}" if args else f"@@{name}")
-    return "".join(line + "\n" for line in lines)

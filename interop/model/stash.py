@@ -33,7 +33,7 @@ from typing import Any
 
 from ..jsonvalue import ABSENT
 
-__all__ = ["ABSENT", "Stash", "open_container", "take"]
+__all__ = ["Stash", "open_container", "take"]
 
 
 @dataclass

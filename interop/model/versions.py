@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import copy
 import functools
-import warnings
 from typing import Any
 
+from ..jsonvalue import ABSENT
+from ..mappings import load as load_mapping
 from .card import V2_SPEC, V3_ONLY_FIELDS, V3_SPEC, Card
 from .decorators import parse_decorators
-from .stash import ABSENT, open_container, take
+from .stash import open_container, take
 
 STASH = "interop"
 V1_FIELDS = ("name", "description", "personality", "scenario", "first_mes", "mes_example")
@@ -47,15 +48,9 @@ def required_defaults(spec: str = "v3") -> dict[str, Any]:
 
 @functools.cache
 def _required_v3() -> dict[str, Any]:
-    from ..mappings import load  # lazily: ``python -m interop.mappings`` must not find itself imported
-
-    ccv3 = load("ccv3")
+    ccv3 = load_mapping("ccv3")
     defaults = ccv3.card_defaults("card")
     return {name: defaults[name] for name in ccv3.required_fields("card")}
-
-
-class NewerSpecWarning(UserWarning):
-    pass
 
 
 def spec_of(card: Card) -> str:
@@ -315,12 +310,6 @@ def _restore(data: dict[str, Any], stash: dict[str, Any]) -> None:
             continue
         if "decorators" in saved and isinstance(entry.get("content"), str):
             entry["content"] = saved["decorators"] + entry["content"]
-
-
-def upgrade_warning(card: Card) -> None:
-    message = check_spec_version(card)
-    if message:
-        warnings.warn(message, NewerSpecWarning, stacklevel=2)
 
 
 V1_LABEL = "v1"

@@ -10,5 +10,7 @@ rewrites are composed in one place: ``for_risu`` (an entry on its way into Risu)
 ``card_books`` (what every card / CCv3 book writer adds for its target). The
 pieces: ``st_risu`` (SillyTavern knobs <-> Risu decorator lines), ``st_filler``
 (SillyTavern's template values around a Risu entry), ``risu_card_line`` (the
-``@@dont_activate`` line a Risu-disabled entry carries in a card).
+``@@dont_activate`` line a Risu-disabled entry carries in a card). ``agnai_keys``
+records the keys Agnai would match differently (never rewriting them); ``losses``
+holds the recording (``Losses``) and the composition (``compose``) every rewrite uses.
 """

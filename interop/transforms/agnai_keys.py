@@ -22,7 +22,6 @@ __all__ = [
     "KeyHazard",
     "agnai_entry_hazards",
     "agnai_key_hazards",
-    "agnai_keyword",
     "key_conflicts",
 ]
 

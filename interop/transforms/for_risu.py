@@ -8,8 +8,8 @@
    back; otherwise ``st_risu.to_risu`` writes the SillyTavern knobs as decorator lines,
    recording in ``Generated.losses`` what no decorator expresses.
 
-``book_losses`` collects those records for a whole book (the ``risu`` platform's ``losses``
-service); nothing in the reports uses them yet.
+``book_losses`` collects those records for a whole book: the ``risu`` platform's ``hazards``,
+which the fidelity report turns into findings.
 """
 
 from __future__ import annotations

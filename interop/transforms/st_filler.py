@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from dataclasses import astuple
 from typing import Any
 
@@ -25,12 +26,12 @@ from ..errors import InteropError
 from ..formats.registry import get_platform
 from ..jsonvalue import get_path, has_path, set_path
 from ..model import Lorebook
-from . import st_risu as deco
+from . import st_risu
 
 ST = "sillytavern"
 
 
-def _st(name: str):
+def _st(name: str) -> Callable[..., Any]:
     """A SillyTavern adapter function: filler is recognised by running ST's writer, never a copy of it."""
     service = get_platform(ST).service(name)
     assert service is not None, f"the sillytavern platform has no {name}"
@@ -42,7 +43,7 @@ ST_ENTRY_CONTAINERS = ("extensions.sillytavern", "extensions.sillytavern.entry")
 # Filled from the entry's place in the book, not from the entry: any value is the writer's.
 INDEX_FIELDS = ("display_index",)
 # Namespace path of each knob -> the flat card ``extensions`` key SillyTavern writes it to.
-FLAT_OF = dict(zip(astuple(deco.LAYOUTS[0]), astuple(deco.LAYOUTS[1]), strict=True))
+FLAT_OF = dict(zip(astuple(st_risu.LAYOUTS[0]), astuple(st_risu.LAYOUTS[1]), strict=True))
 
 
 def _comparable(extensions: Any) -> str:

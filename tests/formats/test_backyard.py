@@ -1,4 +1,4 @@
-"""Backyard AI archives (interop/formats/backyard.py, mappings/backyard.json).
+"""Backyard AI archives (interop/formats/backyard/, mappings/backyard.json).
 
 Facts cited: SillyTavern ``src/byaf.js`` (``ByafParser.getCharacterCard``,
 ``replaceMacros``, ``formatExampleMessages``, ``formatAlternateGreetings``,

@@ -1,4 +1,4 @@
-"""Pygmalion / Gradio character JSON (interop/formats/pygmalion.py, mappings/pygmalion.json).
+"""Pygmalion / Gradio character JSON (interop/formats/pygmalion/, mappings/pygmalion.json).
 
 Facts cited: SillyTavern ``importFromJson`` (``src/endpoints/characters.js``):
 the branch order ``spec`` -> V1 ``name`` -> ``char_name``; ``name`` <- char_name,

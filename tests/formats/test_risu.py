@@ -15,15 +15,30 @@ from deepdiff import DeepDiff, extract
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hst
 
+import interop.formats.risu as risu_package
+import interop.transforms as transforms_package
 from interop.api import detect_all, read, read_bytes, write
 from interop.cli import cli
 from interop.containers.charx import write_charx
-from interop.containers.risum import read_risum
-from interop.errors import InvalidCardError
+from interop.containers.png import text_chunks
+from interop.containers.risum import read_risum, write_risum
+from interop.convert import as_lorebook
+from interop.docs.platforms import render_platform_doc
+from interop.errors import InteropError, InvalidCardError
+from interop.formats import platform_packages
 from interop.formats.card_dates import unix_seconds
+from interop.formats.registry import get_format, get_platform
 from interop.formats.risu import lorebook_from_risu_entries, risu_entries_from_lorebook
+from interop.formats.risu.lorebook import export_object
+from interop.formats.risu.module import module_from_book
+from interop.formats.sillytavern.model import STEntryExt
+from interop.mappings import load
 from interop.model import Lorebook, LorebookEntry
-from interop.transforms.st_risu import decorator_counts
+from interop.model.conflict import Conflict
+from interop.model.stash import Stash
+from interop.model.versions import to_v3
+from interop.transforms import st_risu
+from interop.transforms.st_risu import decorator_counts, to_risu
 from interop.validation import CARD_REQUIRED
 from tests import strategies
 from tests.conftest import PROJECT_CORPUS, corpus_params, project_files, shared_files
@@ -85,7 +100,6 @@ def test_golden_canonical_view_of_the_sample(snapshot: Any) -> None:
 
 
 def _describe(doc: Any) -> dict[str, Any]:
-    from interop.formats.registry import get_format
 
     describe = get_format(doc.format).describe
     assert describe is not None
@@ -452,7 +466,6 @@ CARDS = [p for p in shared_files("cards-png", "cards-json", "charx") + project_f
 
 @pytest.mark.parametrize("path", corpus_params(CARDS, "card"))
 def test_cards_through_risu_charx_keep_their_data(path: Path) -> None:
-    from interop.model.versions import to_v3
 
     doc = read(path)
     assert doc.card is not None
@@ -496,9 +509,6 @@ def _assert_only_spec_fields_added(before: dict[str, Any], after: dict[str, Any]
 
 
 def test_mapping_table_targets_are_registered_formats() -> None:
-    from interop.docs.platforms import render_platform_doc
-    from interop.formats.registry import get_format
-    from interop.mappings import load
 
     table = load("risu")
     for name in table.formats:
@@ -633,11 +643,9 @@ def test_risu_through_canonical_is_identity(entries: list[dict[str, Any]]) -> No
 
 
 def test_translated_knobs_use_the_sillytavern_adapters_names() -> None:
-    from interop.formats.sillytavern.model import STEntryExt
-    from interop.transforms import st_risu as risu_decorators
 
-    namespaced, flat = risu_decorators.LAYOUTS
-    prefix = risu_decorators.ST_ENTRY + "."
+    namespaced, flat = st_risu.LAYOUTS
+    prefix = st_risu.ST_ENTRY + "."
     assert {getattr(namespaced, f).removeprefix(prefix) for f in vars(namespaced)} <= set(STEntryExt.model_fields)
     # The flat spelling is SillyTavern's card flavour of the same field (mappings/sillytavern.json).
     rows = json.loads((Path(__file__).resolve().parents[2] / "mappings" / "sillytavern.json").read_text("utf-8"))
@@ -653,8 +661,6 @@ def test_translated_knobs_use_the_sillytavern_adapters_names() -> None:
 
 
 def test_knobs_without_a_decorator_are_recorded_as_losses_where_they_stay() -> None:
-    from interop.model.conflict import Conflict
-    from interop.transforms.st_risu import to_risu
 
     entry: dict[str, Any] = {
         "content": "x",
@@ -673,10 +679,9 @@ def test_knobs_without_a_decorator_are_recorded_as_losses_where_they_stay() -> N
     translated = {"content": "x", "extensions": {"sillytavern": {"entry": {"delay": 3, "match_whole_words": True}}}}
     assert not to_risu(translated).losses
     # The platform offers them per book, at report paths.
-    from interop.formats.registry import get_platform
 
     book = Lorebook.model_validate({"entries": [translated, entry]})
-    losses = get_platform("risu").service("losses")(book)
+    losses = get_platform("risu").hazards(book)
     assert [c.path for c in losses] == [("entry", 1, *ns, "optional_logic"), ("entry", 1, *ns, "trigger_percent")]
 
 
@@ -716,8 +721,6 @@ def _mutations(count: int, seed: int) -> list[tuple[dict[str, Any], dict[str, An
 
 
 def test_hand_edited_exports_and_modules_write_back_unchanged() -> None:
-    from interop.containers.risum import write_risum
-    from interop.errors import InteropError
 
     checked = 0
     for book, payload in _mutations(250, seed=11):
@@ -763,7 +766,6 @@ def _at(entry: dict[str, Any], path: str) -> Any:
 @pytest.mark.parametrize("path", corpus_params(THROUGH_SILLYTAVERN, "Risu lorebook"))
 def test_risu_decorators_come_back_from_sillytavern(path: Path, via: str) -> None:
     """Risu -> ST -> Risu gives every entry's Risu data back deep-equal (content lines, decorators, enabled)."""
-    from interop.convert import as_lorebook
 
     doc = read(path)
     through = read_bytes(write(doc, via), format=via)
@@ -817,7 +819,6 @@ def _members(data: bytes) -> dict[str, bytes]:
 
 
 def test_png_picture_becomes_risu_main_icon() -> None:
-    from interop.containers.png import text_chunks
 
     doc = read(PROJECT_CORPUS / "png" / "v2_chara_only.png")
     assert doc.image is not None and not (doc.card and doc.card.data.assets)
@@ -863,9 +864,6 @@ def _imports(path: Path, package: str) -> set[str]:
 
 
 def test_risu_package_has_no_cycle_and_imports_no_other_platform() -> None:
-    import interop.formats.risu as risu_package
-    import interop.transforms as transforms_package
-    from interop.formats import platform_packages
 
     others = {f"interop.formats.{name}" for name in platform_packages()} - {"interop.formats.risu"}
     folder = Path(risu_package.__file__).parent
@@ -889,9 +887,6 @@ def test_risu_package_has_no_cycle_and_imports_no_other_platform() -> None:
 
 def test_risu_stashes_are_the_one_stash_module() -> None:
     """Entry, export and module stashes are keep/absent records of interop.model.stash, in Risu's spelling."""
-    from interop.formats.risu.lorebook import export_object
-    from interop.formats.risu.module import module_from_book
-    from interop.model.stash import Stash
 
     book = Lorebook.model_validate(
         {"name": "B", "description": "d", "scan_depth": 3,
@@ -911,8 +906,6 @@ def test_risu_stashes_are_the_one_stash_module() -> None:
 
 
 def test_st_enums_of_the_decorator_rewrite_come_from_the_sillytavern_table() -> None:
-    from interop.mappings import load
-    from interop.transforms import st_risu
 
     table = load("sillytavern")
     assert st_risu.ROLE_NAMES == ("system", "user", "assistant")

@@ -32,10 +32,10 @@ from pathlib import Path
 from interop.formats.registry import Platform, register_platform
 from interop.mappings import register_table
 
-TABLE = register_table(Path(__file__).with_name("sample.json"))
-PLATFORM = register_platform(Platform(name="sample", title="Sample app"))
+from ._adapter import FORMATS
 
-from . import _adapter  # noqa: E402, F401  (registers its format)
+TABLE = register_table(Path(__file__).with_name("sample.json"))
+PLATFORM = register_platform(Platform(name="sample", title="Sample app"), *FORMATS)
 '''
 
 ADAPTER = '''"""Read and write the sample JSON character; field names come from the table."""
@@ -44,12 +44,15 @@ from typing import Any
 
 from interop.convert import as_card
 from interop.document import Document
-from interop.formats.registry import Format, Probe, ReadContext, WriteContext, register
+from interop.formats.registry import Format, Probe, ReadContext, WriteContext
 from interop.jsonio import dump_json
 from interop.mappings import load
 from interop.model.versions import imported_card, to_v3
 
-FIELDS = {f.native: f.canonical for f in load("sample").fields_at("card")}
+
+def _fields() -> dict[str, str]:
+    """native -> canonical, read when used: the package registers the table after importing this module."""
+    return {f.native: f.canonical for f in load("sample").fields_at("card")}
 
 
 def _detect(probe: Probe) -> int:
@@ -59,23 +62,24 @@ def _detect(probe: Probe) -> int:
 
 def _read(data: bytes, ctx: ReadContext) -> Document:
     obj = ctx.json(data)
-    card = imported_card({FIELDS[k]: v for k, v in obj.items() if k in FIELDS})
+    fields = _fields()
+    card = imported_card({fields[k]: v for k, v in obj.items() if k in fields})
     return Document(format="sample-json", card=card, source=ctx.filename)
 
 
 def _write(doc: Document, ctx: WriteContext) -> bytes:
     data = to_v3(as_card(doc)).data
     out: dict[str, Any] = {"sample": 1}
-    for native, canonical in FIELDS.items():
+    for native, canonical in _fields().items():
         out[native] = getattr(data, canonical) or ""
     return dump_json(out, pretty=ctx.pretty)
 
 
-register(
+FORMATS = (
     Format(
         name="sample-json", kind="card", title="Sample app character JSON", suffix=".json",
         platform="sample", detect=_detect, read=_read, write=_write,
-    )
+    ),
 )
 '''
 

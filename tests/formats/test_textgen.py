@@ -1,4 +1,4 @@
-"""text-generation-webui character YAML (interop/formats/textgen.py, mappings/textgen.json).
+"""text-generation-webui character YAML (interop/formats/textgen/, mappings/textgen.json).
 
 Facts cited: oobabooga/text-generation-webui ``modules/chat.py``
 (``generate_character_yaml``: name, greeting, context, empty ones dropped;

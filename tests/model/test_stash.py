@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from interop.model.stash import ABSENT, Stash, open_container, take
+from interop.jsonvalue import ABSENT
+from interop.model.stash import Stash, open_container, take
 
 
 def test_keep_and_absent_round_trip_through_json() -> None:

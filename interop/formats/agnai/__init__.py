@@ -3,9 +3,15 @@ it registers the platform (its lorebook conversion and key hazards) and its form
 
 from __future__ import annotations
 
-from ...transforms.agnai_keys import agnai_key_hazards, key_conflicts
+from ...transforms.agnai_keys import key_conflicts
 from ..registry import Platform, register_platform
 from . import character, memory
+
+
+def _is_native_book(obj: object) -> bool:
+    """A ``kind: memory`` book (what the Agnai engine profile reads as it is)."""
+    return isinstance(obj, dict) and memory.looks_like_memory_book(obj)
+
 
 PLATFORM = register_platform(
     Platform(
@@ -15,9 +21,8 @@ PLATFORM = register_platform(
         rank=10,
         book_to_native=memory.memory_book_from_lorebook,
         book_from_native=memory.lorebook_from_memory_book,
-        native_book_kind=lambda obj: isinstance(obj, dict) and memory.looks_like_memory_book(obj),
+        native_book_kind=_is_native_book,
         hazards=key_conflicts,
-        services={"agnai_key_hazards": agnai_key_hazards},
     ),
     *memory.FORMATS,
     *character.FORMATS,

@@ -27,9 +27,10 @@ from ...convert import as_card
 from ...document import Document
 from ...errors import InvalidCardError
 from ...jsonio import dump_json
+from ...jsonvalue import ABSENT
 from ...mappings import load as load_mapping
 from ...model import V2_SPEC, V3_SPEC, Card, Lorebook
-from ...model.stash import ABSENT, Stash, take
+from ...model.stash import Stash, take
 from ...model.versions import required_defaults, spec_of, to_v2, to_v3
 from ...transforms.card_books import card_for
 from ..card_io import card_from_json

@@ -25,9 +25,11 @@ from ...convert import as_lorebook
 from ...document import Document
 from ...errors import InvalidCardError
 from ...jsonio import dump_json
+from ...jsonvalue import ABSENT
+from ...mappings import Level
 from ...mappings import load as load_mapping
 from ...model import Lorebook, as_str_list
-from ...model.stash import ABSENT, Stash, take
+from ...model.stash import Stash, take
 from ...transforms.agnai_keys import agnai_key_hazards
 from ..registry import Format, Probe, ReadContext, WriteContext
 
@@ -39,11 +41,11 @@ KIND = "memory"
 _MAPPING = load_mapping("agnai")
 
 
-def _renames(level: str) -> list[tuple[str, str]]:
+def _renames(level: Level) -> list[tuple[str, str]]:
     """(native, canonical) pairs of plain one-to-one renames at ``level``."""
     return [
         (f.native, f.canonical)
-        for f in _MAPPING.fields_at(level)  # type: ignore[arg-type]
+        for f in _MAPPING.fields_at(level)
         if f.canonical and f.native != "*" and "." not in f.canonical
     ]
 
@@ -56,7 +58,6 @@ BOOK_DEFAULTS: dict[str, Any] = _MAPPING.defaults("book")
 # validation wants all six (``required`` rows); the writer fills them when the source lacks them.
 REQUIRED_ENTRY_FIELDS = tuple(_MAPPING.required_fields("entry"))
 
-_NATIVE_ENTRY = {n for n, _ in ENTRY_FIELDS}
 _CANONICAL_BY_NATIVE_BOOK = dict(BOOK_FIELDS)
 _CANONICAL_BY_NATIVE_ENTRY = dict(ENTRY_FIELDS)
 

@@ -40,6 +40,7 @@ from ...model import V3_SPEC
 from ...model.versions import check_spec_version, to_v3
 from ...transforms.card_books import card_for
 from ..asset_origin import ORIGINS_MEMBER, load_origins, move, origin, origins_bytes
+from ..card_image import sniff_image
 from ..card_io import card_from_json
 from ..registry import Format, Probe, ReadContext, WriteContext
 
@@ -187,7 +188,7 @@ def _write(doc: Document, ctx: WriteContext) -> bytes:
         path = _embedded_path(uri)
         if uri in placed or (path is not None and path in layout.members):
             continue
-        ext = _sniff_ext(content) or "bin"
+        ext = sniff_image(content) or "bin"
         stem = _safe_stem(uri.rsplit("/", 1)[-1].rsplit(".", 1)[0], "asset")
         new_path = layout.free_path(f"assets/other/{_kind_of(ext)}", stem, ext)
         layout.add(new_path, content, default_method)
@@ -308,7 +309,7 @@ def _embed_main_icon(
         if ctx_image:
             doc.warn("the card already has a main icon; the given image is not embedded")
         return
-    ext = _sniff_ext(picture) or "png"
+    ext = sniff_image(picture) or "png"
     if ext == "png":
         picture = _without_card_chunks(doc, picture)
     for main in mains:
@@ -351,25 +352,11 @@ def _asset_ext(asset: dict[str, Any], content: bytes) -> str:
     ext = asset.get("ext")
     if isinstance(ext, str) and _EXT.match(ext.lower()):
         return ext.lower()
-    return _sniff_ext(content) or "bin"
+    return sniff_image(content) or "bin"
 
 
 def _kind_of(ext: str) -> str:
     return KIND_BY_EXT.get(ext, "other")
-
-
-def _sniff_ext(content: bytes) -> str | None:
-    if content.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "png"
-    if content.startswith(b"\xff\xd8\xff"):
-        return "jpeg"
-    if content.startswith((b"GIF87a", b"GIF89a")):
-        return "gif"
-    if content[:4] == b"RIFF" and content[8:12] == b"WEBP":
-        return "webp"
-    if content[4:12] in (b"ftypavif", b"ftypavis"):
-        return "avif"
-    return None
 
 
 def _safe_stem(value: Any, fallback: str) -> str:

@@ -44,16 +44,13 @@ ENTRY_FIELDS = [
 ]
 ENTRY_DEFAULTS: dict[str, Any] = _MAPPING.defaults("entry")
 BOOK_DEFAULTS: dict[str, Any] = _MAPPING.defaults("book")
-LORE_PRIORITY_DEFAULT: int = ENTRY_DEFAULTS["contextConfig.budgetPriority"]
 BUDGET_PRIORITY = "budgetPriority"
 
 _CANONICAL_BY_NATIVE = dict(ENTRY_FIELDS)
-# The order NovelAI itself writes entry, contextConfig and book keys in (the table's ``order``).
+# The order NovelAI itself writes entry and book keys in (the table's ``order``) and
+# contextConfig keys in (the table's default contextConfig, written as NovelAI writes it).
 ENTRY_ORDER = tuple(_MAPPING.native_order("entry"))
-CONTEXT_ORDER = (
-    "prefix", "suffix", "tokenBudget", "reservedTokens", "budgetPriority", "trimDirection", "insertionType",
-    "maximumTrimType", "insertionPosition",
-)  # fmt: skip
+CONTEXT_ORDER = tuple(ENTRY_DEFAULTS["contextConfig"])
 BOOK_ORDER = tuple(_MAPPING.native_order("book"))
 
 

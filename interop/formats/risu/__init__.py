@@ -15,16 +15,15 @@ from functools import partial
 from ...transforms.for_risu import book_losses
 from ..registry import Platform, register_platform
 from . import card, lorebook, module
-from .describe import describe_risu_book
 from .entries import NS, lorebook_from_risu_entries, risu_entries_from_lorebook
 
-__all__ = ["PLATFORM", "describe_risu_book", "lorebook_from_risu_entries", "risu_entries_from_lorebook"]
+__all__ = ["PLATFORM", "lorebook_from_risu_entries", "risu_entries_from_lorebook"]
 
 
 def _is_native_book(obj: object) -> bool:
     """A ``type:risu`` lorebook export, or a bare list of Risu entries (the engine reads both as they are)."""
     if isinstance(obj, dict):
-        return obj.get("type") == "risu" and isinstance(obj.get("data"), list)
+        return obj.get("type") == lorebook.EXPORT_TYPE and isinstance(obj.get("data"), list)
     fields = ("insertorder", "secondkey", "alwaysActive")
     return (
         isinstance(obj, list)
@@ -45,11 +44,8 @@ PLATFORM = register_platform(
         native_book_kind=_is_native_book,
         # What Risu will not honour of a book, recorded by the ST -> Risu rewrite where it happens.
         hazards=partial(book_losses, namespace=NS),
-        services={"losses": partial(book_losses, namespace=NS)},
     ),
-    # Registration order is listing order.
-    lorebook.FORMAT,
-    module.FORMAT,
-    card.CHARX_FORMAT,
-    card.CHARACTER_FORMAT,
+    *lorebook.FORMATS,
+    *module.FORMATS,
+    *card.FORMATS,
 )

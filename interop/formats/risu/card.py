@@ -42,13 +42,12 @@ from ...model import Card, Lorebook
 from ...model.versions import check_spec_version, to_v3
 from ...transforms.card_books import card_for
 from ..asset_origin import ORIGINS_MEMBER, load_origins, move, origins_bytes
+from ..card_image import sniff_image
 from ..card_io import card_from_json
 from ..registry import Format, Probe, ReadContext, WriteContext, get_format
 from .describe import describe_risu_book
-from .entries import CARD_FIELDS as RISU_CARD_ENTRY_FIELDS
-from .entries import NS, lorebook_from_risu_entries, risu_entries_from_lorebook
-from .module import book_from_module, module_from_book
-from .module import module_assets as records_of
+from .entries import CARD_ENTRY_FIELDS, NS, lorebook_from_risu_entries, risu_entries_from_lorebook
+from .module import book_from_module, module_assets, module_from_book
 
 MODULE_MEMBER = "module.risum"
 EMBED = "embeded://"
@@ -68,20 +67,6 @@ _SUFFIXES = {"jpeg": ("jpg", "jpeg")}
 
 
 # --- Risu's card quirks ---------------------------------------------------------------
-
-
-def sniff_image(data: bytes) -> str | None:
-    if data.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "png"
-    if data.startswith(b"\xff\xd8\xff"):
-        return "jpeg"
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "webp"
-    if data.startswith((b"GIF87a", b"GIF89a")):
-        return "gif"
-    if data[4:12] in (b"ftypavif", b"ftypavis"):
-        return "avif"
-    return None
 
 
 def note_card_quirks(doc: Document) -> None:
@@ -107,9 +92,9 @@ def note_card_quirks(doc: Document) -> None:
     card_book = facts.get("card_book")
     entries = card_book.get("entries") if isinstance(card_book, dict) else None
     if isinstance(entries, list):
-        odd = sorted({k for e in entries if isinstance(e, dict) for k in RISU_CARD_ENTRY_FIELDS if k in e})
+        odd = sorted({k for e in entries if isinstance(e, dict) for k in CARD_ENTRY_FIELDS if k in e})
     else:
-        odd = sorted({k for e in data.character_book.entries for k in RISU_CARD_ENTRY_FIELDS if e.has(k)}) if (
+        odd = sorted({k for e in data.character_book.entries for k in CARD_ENTRY_FIELDS if e.has(k)}) if (
             data.character_book is not None
         ) else []
     if odd:
@@ -410,7 +395,7 @@ def _module_bytes(doc: Document, module: dict[str, Any], risu: dict[str, Any] | 
     """module.risum: the JSON text read when the module is unchanged, and the module's own asset records."""
     payload: dict[str, Any] = {"module": module, "type": MODULE_TYPE}
     # A module's own asset records travel inside module.risum (a .risum read as a lorebook, or a Risu CHARX).
-    assets: list[bytes] = records_of(doc) if doc.format == "risum" else []
+    assets: list[bytes] = module_assets(doc) if doc.format == "risum" else []
     text = None
     if risu is not None:
         assets = list(risu.get("module_assets") or [])
@@ -605,24 +590,26 @@ def _describe_character(doc: Document) -> dict[str, Any]:
     return describe_risu_book(doc.book)
 
 
-CHARX_FORMAT = Format(
-    name="risu-charx",
-    kind="card",
-    title="RisuAI CHARX (card.json + module.risum, Risu's asset layout)",
-    suffix=".charx",
-    platform="risu",
-    detect=_detect_charx,
-    read=_read_charx,
-    write=_write_charx,
-    describe=_describe_charx,
-)
-CHARACTER_FORMAT = Format(
-    name="risu-character",
-    kind="card",
-    title="RisuAI internal character JSON (camelCase: firstMessage, globalLore, ...)",
-    suffix=".json",
-    platform="risu",
-    detect=_detect_character,
-    read=_read_character,
-    describe=_describe_character,
+FORMATS = (
+    Format(
+        name="risu-charx",
+        kind="card",
+        title="RisuAI CHARX (card.json + module.risum, Risu's asset layout)",
+        suffix=".charx",
+        platform="risu",
+        detect=_detect_charx,
+        read=_read_charx,
+        write=_write_charx,
+        describe=_describe_charx,
+    ),
+    Format(
+        name="risu-character",
+        kind="card",
+        title="RisuAI internal character JSON (camelCase: firstMessage, globalLore, ...)",
+        suffix=".json",
+        platform="risu",
+        detect=_detect_character,
+        read=_read_character,
+        describe=_describe_character,
+    ),
 )

@@ -48,7 +48,7 @@ from ...mappings import load as load_mapping
 from ...model import Lorebook, as_str_list
 from ...model.decorators import JS_WHITESPACE
 from ...model.stash import Stash
-from ...transforms import st_risu as deco
+from ...transforms import st_risu
 from ...transforms.for_risu import entry_for_risu
 from ...transforms.st_risu import Generated
 
@@ -63,7 +63,7 @@ ENTRY_KEEP, ENTRY_ABSENT = "entry", "absent"
 # importer needs that the book lacked.
 BOOK_KEEP, BOOK_ABSENT = "book", "filled"
 KEY_FIELDS = ("key", "secondkey")
-CARD_FIELDS = ("mode", "folder")  # non-spec fields Risu's card export adds to CCv3 entries
+CARD_ENTRY_FIELDS = ("mode", "folder")  # non-spec fields Risu's card export adds to CCv3 entries
 
 _MAPPING = load_mapping("risu")
 _ENTRY_FIELDS = _MAPPING.fields_at("entry")
@@ -126,7 +126,7 @@ def _entry_from_risu(raw: dict[str, Any], *, use_stash: bool, translate: bool) -
     extensions, marker = _split_extentions(native_ext, data, ns, use_stash=use_stash)
     if marker is None:
         data["extensions"] = {**extensions, NS: ns}
-        record = deco.from_risu(data) if translate else None
+        record = st_risu.from_risu(data) if translate else None
         if record is not None:
             ns["decorators"] = record
         return data
@@ -224,7 +224,7 @@ def _unfill(
     if marker.get("case_in_extensions") is True and "case_sensitive" in data:
         extensions[CASE_KEY] = data.pop("case_sensitive")
     for name in marker.get("card_fields") or ():
-        if name in CARD_FIELDS and name in raw:
+        if name in CARD_ENTRY_FIELDS and name in raw:
             data[name] = raw[name]
             for key in (name, f"{name}_key"):
                 ns.pop(key, None)
@@ -250,14 +250,14 @@ def _restore_key_lists(raw: dict[str, Any], data: dict[str, Any], ns: dict[str, 
 def _reread_decorators(data: dict[str, Any], marker: dict[str, Any]) -> None:
     """Remove the decorator lines we generated; read the user's own lines as Risu decorators."""
     generated = marker.get("decorators")
-    edited = isinstance(generated, dict) and not deco.strip_generated(
+    edited = isinstance(generated, dict) and not st_risu.strip_generated(
         data, generated.get("text", ""), generated.get("fields", {})
     )  # the user edited our lines in Risu: read them as Risu decorators
     # A Risu-made entry (no Risu field filled in by us) keeps the user's decorators in content; the stash
     # only holds what it gained elsewhere (enabled, position, ... from a trip through SillyTavern).
     risu_made = not generated and not marker.get("filled") and not marker.get("card_fields")
     if edited or risu_made:
-        record = deco.from_risu(data)
+        record = st_risu.from_risu(data)
         if record is not None and isinstance(data.get("extensions"), dict):
             data["extensions"].setdefault(NS, {})["decorators"] = record
 
@@ -407,7 +407,7 @@ def _write_mapped(d: dict[str, Any], ns: dict[str, Any], record: _EntryStash, *,
 def _write_foreign(d: dict[str, Any], out: dict[str, Any], record: _EntryStash) -> None:
     """An entry from elsewhere: a CCv3 card entry's mode/folder and the fields Risu fills in for new entries."""
     # Risu's own CCv3 export puts mode/folder on card entries: they are Risu's fields again.
-    for name in CARD_FIELDS:
+    for name in CARD_ENTRY_FIELDS:
         if isinstance(d.get(name), str):
             out[name] = d.pop(name)
             record.card_fields.append(name)

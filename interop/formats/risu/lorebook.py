@@ -11,9 +11,9 @@ from ...convert import as_lorebook
 from ...document import Document
 from ...errors import InvalidCardError
 from ...jsonio import dump_json
-from ...jsonvalue import json_equal
+from ...jsonvalue import ABSENT, json_equal
 from ...model import Lorebook
-from ...model.stash import ABSENT, Stash
+from ...model.stash import Stash
 from ..registry import Format, Probe, ReadContext, WriteContext
 from .describe import describe_risu_book
 from .entries import (
@@ -79,15 +79,17 @@ def _describe(doc: Document) -> dict[str, Any]:
     return describe_risu_book(doc.book)
 
 
-FORMAT = Format(
-    name="risu-lorebook",
-    kind="lorebook",
-    title='RisuAI lorebook export ({"type":"risu","ver":1,"data":[...]})',
-    suffix=".json",
-    platform="risu",
-    detect=_detect,
-    read=_read,
-    write=_write,
-    describe=_describe,
-    aliases=("risu",),
+FORMATS = (
+    Format(
+        name="risu-lorebook",
+        kind="lorebook",
+        title='RisuAI lorebook export ({"type":"risu","ver":1,"data":[...]})',
+        suffix=".json",
+        platform="risu",
+        detect=_detect,
+        read=_read,
+        write=_write,
+        describe=_describe,
+        aliases=("risu",),
+    ),
 )

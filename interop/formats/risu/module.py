@@ -2,7 +2,7 @@
 
 A module is a lorebook plus regex scripts, triggers, ``cjs`` and assets. It is
 read as a lorebook: ``module.lorebook`` gives the entries (see
-``risu_entries``), ``module.name``/``description`` the book's name and
+``entries``), ``module.name``/``description`` the book's name and
 description, and the rest of the module object is kept whole in
 ``book.extensions.risuai.module``. Asset records go to ``Document.assets``
 under ``risum-asset:<index>`` (index = position in ``module.assets``).
@@ -200,14 +200,16 @@ def _describe(doc: Document) -> dict[str, Any]:
     return facts
 
 
-FORMAT = Format(
-    name="risum",
-    kind="lorebook",
-    title="RisuAI module (.risum: lorebook, regex, triggers, assets)",
-    suffix=".risum",
-    platform="risu",
-    detect=_detect,
-    read=_read,
-    write=_write,
-    describe=_describe,
+FORMATS = (
+    Format(
+        name="risum",
+        kind="lorebook",
+        title="RisuAI module (.risum: lorebook, regex, triggers, assets)",
+        suffix=".risum",
+        platform="risu",
+        detect=_detect,
+        read=_read,
+        write=_write,
+        describe=_describe,
+    ),
 )

@@ -4,9 +4,10 @@
   read and written losslessly (``lorebook_from_world`` / ``world_from_lorebook``).
 * ``sillytavern-card``: a V2 card JSON the way SillyTavern writes it (V1 mirror
   at the root, ST's flat ``entry.extensions`` keys), plus a stash of what ST's
-  own exporter drops. Reading cards is the ccv2/ccv3/png readers' job; they (or
-  the fidelity report) call ``normalize_card`` / ``normalize_card_book`` to fold
-  the flat keys into ``extensions.sillytavern`` and get the conflicts.
+  own exporter drops. Detection reads such cards as ccv2/ccv3/png, whose readers keep
+  the file as it is; this format's reader and writer fold the flat keys into
+  ``extensions.sillytavern`` with ``normalize_card`` and report the conflicts
+  (other layers reach ``normalize_card_book`` through the platform's services).
 
 Field renames, defaults and enum names come from ``mappings/sillytavern.json``
 (rendered to docs/platforms/sillytavern.md), which also documents every decision
@@ -16,44 +17,14 @@ through the registry (``get_platform("sillytavern").service(name)``), never by i
 
 from __future__ import annotations
 
-from ..registry import Format, Platform, register, register_platform
+from ..registry import Platform, register_platform
+from . import files
 from .card import card_book_from_lorebook, sillytavern_card
-from .describe import describe, describe_world
+from .describe import describe_world
 from .fields import FIELDS, LOGIC_NAMES, POSITION_NAMES, ROLE_NAMES, WorldField, flat_keys
-from .files import detect_world, read_card, read_world, write_card, write_world
-from .keys import is_regex_key
-from .model import STEntryExt, STLorebookExt
 from .normalize import conflict_text, hazards, normalize_card, normalize_card_book
 from .readable import st_readable_book
 from .world import lorebook_from_world, world_from_lorebook
-
-register(
-    Format(
-        name="sillytavern-world",
-        kind="lorebook",
-        title="SillyTavern world info ({entries: {uid: entry}})",
-        suffix=".json",
-        platform="sillytavern",
-        detect=detect_world,
-        read=read_world,
-        write=write_world,
-        describe=describe,
-        aliases=("st-world", "worldinfo"),
-    )
-)
-register(
-    Format(
-        name="sillytavern-card",
-        kind="card",
-        title="Character card JSON as SillyTavern writes it (V2, V1 mirror, flat lorebook keys)",
-        suffix=".json",
-        platform="sillytavern",
-        read=read_card,
-        write=write_card,
-        describe=describe,
-        aliases=("st-card",),
-    )
-)
 
 
 def world_fields() -> tuple[WorldField, ...]:
@@ -95,7 +66,8 @@ PLATFORM = register_platform(
             "world_fields": world_fields,
             "world_from_lorebook": world_from_lorebook,
         },
-    )
+    ),
+    *files.FORMATS,
 )
 
 __all__ = [
@@ -104,14 +76,11 @@ __all__ = [
     "PLATFORM",
     "POSITION_NAMES",
     "ROLE_NAMES",
-    "STEntryExt",
-    "STLorebookExt",
     "card_book_from_lorebook",
     "conflict_text",
     "describe_world",
     "flat_keys",
     "hazards",
-    "is_regex_key",
     "lorebook_from_world",
     "normalize_card",
     "normalize_card_book",

@@ -7,8 +7,8 @@ from collections import Counter
 from typing import Any
 
 from ...document import Document
+from ...model.keys import is_sillytavern_regex_key
 from .fields import LOGIC_NAMES, POSITION_NAMES, ROLE_NAMES, is_number, split_groups
-from .keys import is_regex_key
 from .normalize import normalize_card_book
 from .world import world_from_lorebook
 
@@ -45,7 +45,7 @@ class _Facts:
         if entry.get("delayUntilRecursion") not in (None, False, 0):
             c["flags"]["delayUntilRecursion"] += 1
         for keys in (entry.get("key"), entry.get("keysecondary")):
-            self.regex_keys += sum(1 for k in keys if is_regex_key(k)) if isinstance(keys, list) else 0
+            self.regex_keys += sum(1 for k in keys if is_sillytavern_regex_key(k)) if isinstance(keys, list) else 0
         cf = entry.get("characterFilter")
         if isinstance(cf, dict) and (cf.get("names") or cf.get("tags")):
             self.filters += 1

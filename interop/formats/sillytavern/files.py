@@ -1,4 +1,4 @@
-"""Reading and writing the two SillyTavern formats (registered in ``__init__``)."""
+"""The two SillyTavern formats (``FORMATS``, registered in ``__init__``): reading and writing them."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from ...errors import InvalidCardError
 from ...jsonio import dump_json
 from ...model import Lorebook
 from ..card_io import card_version, read_card_document
-from ..registry import Probe, ReadContext, WriteContext
+from ..registry import Format, Probe, ReadContext, WriteContext
 from .card import sillytavern_card
+from .describe import describe
 from .fields import entry_label
 from .model import NAMESPACE, entry_stash
 from .normalize import conflict_text, normalize_card
@@ -76,3 +77,30 @@ def write_card(doc: Document, ctx: WriteContext) -> bytes:
     for conflict in conflicts:
         doc.warn(conflict_text(book, conflict) if book is not None else conflict.detail)
     return dump_json(sillytavern_card(card, from_card=doc.card is not None, plain=plain), pretty=ctx.pretty)
+
+
+FORMATS = (
+    Format(
+        name="sillytavern-world",
+        kind="lorebook",
+        title="SillyTavern world info ({entries: {uid: entry}})",
+        suffix=".json",
+        platform="sillytavern",
+        detect=detect_world,
+        read=read_world,
+        write=write_world,
+        describe=describe,
+        aliases=("st-world", "worldinfo"),
+    ),
+    Format(
+        name="sillytavern-card",
+        kind="card",
+        title="Character card JSON as SillyTavern writes it (V2, V1 mirror, flat lorebook keys)",
+        suffix=".json",
+        platform="sillytavern",
+        read=read_card,
+        write=write_card,
+        describe=describe,
+        aliases=("st-card",),
+    ),
+)

@@ -6,11 +6,9 @@ import re
 
 from ...model.keys import is_sillytavern_regex_key
 
-is_regex_key = is_sillytavern_regex_key  # one rule, in interop.model.keys
-
 
 def as_regex_key(key: str, case_sensitive: bool) -> str:
     """A plain key as the ST regex that matches it literally (its ``/`` escaped)."""
-    if is_regex_key(key):
+    if is_sillytavern_regex_key(key):
         return key
     return "/" + re.sub(r"(?<!\\)((?:\\\\)*)/", r"\1\\/", key) + "/" + ("" if case_sensitive else "i")

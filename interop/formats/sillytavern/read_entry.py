@@ -6,9 +6,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ...model import LorebookEntry
+from ...model.keys import is_sillytavern_regex_key
 from ...model.stash import Stash
 from .fields import BY_NATIVE, WorldField, is_number, split_groups
-from .keys import is_regex_key
 from .model import NAMESPACE, UNKNOWN
 
 Fields = dict[str, Any]
@@ -100,7 +100,7 @@ def _mark_regex_keys(top: Fields) -> None:
     keys = top.get("keys")
     if isinstance(keys, list) and all(isinstance(k, str) for k in keys):
         real = [k for k in keys if k.strip()]
-        if real and all(is_regex_key(k) for k in real):
+        if real and all(is_sillytavern_regex_key(k) for k in real):
             top["use_regex"] = True
 
 
