@@ -11,11 +11,11 @@ from sqlalchemy.orm import Session
 
 from ..document import Document
 from ..errors import CatalogError
+from ..mappings import FATES
 from ..model import Card as CanonicalCard
 from ..model import Lorebook as CanonicalLorebook
 from .database import Catalog
 from .models import (
-    FATES,
     AssetBlob,
     Card,
     CardAsset,

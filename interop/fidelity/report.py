@@ -294,7 +294,6 @@ def _entry_template(
     return template
 
 
-_BACK: Any = object()
 _new_item = tuple.__new__  # builds a FidelityItem in C (a 300-entry book has ~7000 of them)
 
 
@@ -427,7 +426,8 @@ def _translated_dates(items: list[FidelityItem], output_doc: Document | None) ->
 
 
 def _translated_disabled(items: list[FidelityItem], output_doc: Document | None) -> None:
-    """A Risu-disabled entry whose card output carries ``@@dont_activate`` (``transforms.risu_card_line.add_card_line``)."""
+    """A Risu-disabled entry whose card output carries ``@@dont_activate``
+    (``transforms.risu_card_line.add_card_line``)."""
     book = output_doc.book if output_doc is not None else None
     if book is None:
         return

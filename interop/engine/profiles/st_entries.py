@@ -44,7 +44,6 @@ SOURCES = (
     ("matchCreatorNotes", "creator_notes"),
 )
 INITIAL, RECURSION, MIN_ACTIVATIONS = 1, 2, 3
-STATE_NAMES = {INITIAL: "initial", RECURSION: "recursion", MIN_ACTIVATIONS: "min_activations"}
 BOOK_KINDS = ("chat", "persona", "character", "global")
 UNUSABLE = "unusable-regex"
 
