@@ -287,7 +287,8 @@ class _RisuRun:
 
     # ---- the pass loop --------------------------------------------------------------
 
-    def _var_key(self, raw: dict[str, Any], prefix: str) -> str:
+    def var_key(self, raw: dict[str, Any], prefix: str) -> str:
+        """The chat variable holding an entry's after-match flag (``prefix`` + the entry's id)."""
         ident = raw.get("id")
         if ident is None:
             # Risu hashes the content (pickHashRand); any stable content hash serves the same purpose here.
@@ -351,9 +352,9 @@ class _RisuRun:
                 )
                 activated.append(i)
                 if keep_flag:
-                    self.state.variables[self._var_key(raw, "__internal_ka_")] = "true"
+                    self.state.variables[self.var_key(raw, "__internal_ka_")] = "true"
                 if dont_flag:
-                    self.state.variables[self._var_key(raw, "__internal_da_")] = "true"
+                    self.state.variables[self.var_key(raw, "__internal_da_")] = "true"
                 recursive = self.settings.recursive if ctx.item_recursive is None else ctx.item_recursive
                 if recursive:
                     matching = True

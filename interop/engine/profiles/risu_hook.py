@@ -107,7 +107,7 @@ class RisuEntryContext:
     def _after_match(self, call: _Call) -> bool:
         """``keep_/dont_activate_after_match``: Risu's handler returns false either way."""
         keep = call.name == "keep_activate_after_match"
-        var = self.run._var_key(self.raw, "__internal_ka_" if keep else "__internal_da_")
+        var = self.run.var_key(self.raw, "__internal_ka_" if keep else "__internal_da_")
         if self.run.state.variables.get(var) == "true":
             self.force = "activate" if keep else "deactivate"
             self.force_reason = Reason.KEEP_AFTER_MATCH if keep else Reason.DECORATOR_DONT_ACTIVATE

@@ -106,7 +106,7 @@ def nullish(value: Any, fallback: Any) -> Any:
 def load(data: bytes, filename: str | None = None) -> AppLoad | None:
     """What SillyTavern holds after importing ``data`` (a card's book, or a world file)."""
     try:
-        obj, via = _parse(data)
+        obj, via = parse_output(data)
     except (InteropError, ValueError, zipfile.BadZipFile, binascii.Error, UnicodeDecodeError):
         return None
     if not isinstance(obj, dict):
@@ -114,7 +114,9 @@ def load(data: bytes, filename: str | None = None) -> AppLoad | None:
     return load_json(obj, via)
 
 
-def _parse(data: bytes) -> tuple[Any, str]:
+def parse_output(data: bytes) -> tuple[Any, str]:
+    """The card or book JSON an app imports from output bytes (PNG chunk, CHARX card.json or JSON)
+    and where it was read; raises when there is none."""
     if is_png(data):
         chunks = [c for c in text_chunks(data) if c.kind == "tEXt"]  # ST reads tEXt only
         for keyword in ("ccv3", "chara"):
