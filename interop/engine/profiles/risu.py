@@ -128,7 +128,7 @@ class RisuProfile(Profile):
         rng: random.Random,
         tokenizer: Tokenizer,
     ) -> Result:
-        return _RisuRun(prepared, chat, settings, state, rng, tokenizer).run()
+        return RisuRun(prepared, chat, settings, state, rng, tokenizer).run()
 
 
 def _str(value: Any) -> str:
@@ -159,7 +159,9 @@ class _Active:
     inject: dict[str, Any] | None
 
 
-class _RisuRun:
+class RisuRun:
+    """One evaluation of a prepared pool (the decorator handlers in ``risu_hook`` read and set its state)."""
+
     def __init__(
         self,
         pool: RisuPool,

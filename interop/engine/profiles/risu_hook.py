@@ -17,7 +17,7 @@ from ..result import Reason
 from .base import js_parse_int
 
 if TYPE_CHECKING:
-    from .risu import _RisuRun
+    from .risu import RisuRun
 
 
 def number_or_zero(value: Any) -> float:
@@ -33,7 +33,7 @@ class RisuThrows(Exception):
 class RisuEntryContext:
     """The per-entry variables ``loadLoreBookV3Prompt`` sets while parsing decorators."""
 
-    def __init__(self, run: _RisuRun, raw: dict[str, Any], index: int) -> None:
+    def __init__(self, run: RisuRun, raw: dict[str, Any], index: int) -> None:
         self.run = run
         self.raw = raw
         self.index = index
