@@ -7,7 +7,7 @@ different) is ``lost``, or ``approximated`` when the target's mapping table
 says so. A field that came back equal takes the fate of the table's most
 specific rule (``kept``/``translated``/``stashed``; ``approximated``/``lost``
 when the table knows the real application ignores or changes it), ``kept``
-when no rule matches. Adapter hooks (``hooks.py``) can then make a fate worse.
+when no rule matches. The target platform's hazards (``hooks.findings``) can then make a fate worse.
 """
 
 from __future__ import annotations
