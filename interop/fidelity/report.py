@@ -29,7 +29,7 @@ from .behaviour import behaviour_items
 from .compare import changed_fields, describe_change, short, strict_equal
 from .compared import Compared
 from .containers import ContainerResult
-from .hooks import findings
+from .hooks import Finding, findings
 from .items import FidelityItem
 from .paths import Path, PathCache, pattern_segments, render
 from .rules import FATE_ORDER, RuleBook, rule_book
@@ -443,7 +443,7 @@ def _translated_disabled(items: list[FidelityItem], output_doc: Document | None)
             )
 
 
-def _apply_findings(report: FidelityReport, found: list[Any], *, quiet: bool = False) -> None:
+def _apply_findings(report: FidelityReport, found: list[Finding], *, quiet: bool = False) -> None:
     """Worsen the items the findings name. ``quiet``: a finding on a field the source lacks
     (an app's default differs) stays in its ``apps`` verdict only."""
     if not found:
@@ -466,7 +466,7 @@ def _apply_app_verdict(report: FidelityReport, verdict: AppVerdict) -> None:
     if not verdict.findings:
         return  # the usual case: no index to build
     index = {item.path: i for i, item in enumerate(report.items)}
-    kept = []
+    kept: list[Finding] = []
     for finding in verdict.findings:
         key = render(finding.path)
         targets = [index[key]] if key in index else _under(report.items, key)
