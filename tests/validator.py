@@ -10,7 +10,6 @@ does not apply is listed with its reason and checked to be refused, never skippe
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -74,41 +73,6 @@ def assert_identity(
 
 # --- source -> via -> source --------------------------------------------------------------------
 
-KnownBug = tuple[str, str, str, str]
-"""(target regex, source format regex, changed-path regex, reason): a traced adapter bug."""
-KnownCrash = tuple[str, str, str]
-"""(target, exception text regex, reason): a conversion that crashes outside interop.fidelity."""
-
-
-def _known(leg: Leg, source_format: str, bugs: Iterable[KnownBug]) -> str | None:
-    """The reasons of the known bugs explaining every unkept promise, or None if one is unexplained."""
-    reasons = set()
-    for change in leg.unpredicted:
-        path = render(change.path)
-        match = next(
-            (
-                reason
-                for target, source, rx, reason in bugs
-                if re.fullmatch(target, leg.target) and re.fullmatch(source, source_format) and re.fullmatch(rx, path)
-            ),
-            None,
-        )
-        if match is None:
-            return None
-        reasons.add(match)
-    return "; ".join(sorted(reasons))
-
-
-def _trip(doc: Document, via: str, crashes: Iterable[KnownCrash]) -> Leg:
-    try:
-        return roundtrip(doc, via)
-    except Exception as exc:
-        crash = next((r for t, rx, r in crashes if t == via and re.search(rx, str(exc))), None)
-        if crash is None:
-            raise
-        pytest.xfail(f"{type(exc).__name__}: {crash}")
-
-
 def _assert_report_accounts_for_every_field(leg: Leg, doc: Document) -> None:
     report = leg.forward
     assert report is not None
@@ -126,8 +90,6 @@ def assert_via(
     source: Source,
     *,
     filename: str | None = None,
-    known_bugs: Iterable[KnownBug] = (),
-    known_crashes: Iterable[KnownCrash] = (),
     exact: bool = False,
 ) -> Leg:
     """``source`` (read as ``src_fmt``) -> ``via`` -> ``src_fmt`` keeps every promise of the report.
@@ -141,14 +103,11 @@ def assert_via(
     data, name = _load(source, filename)
     doc = read_bytes(data, filename=name)
     assert doc.format == src_fmt, f"{name}: read as {doc.format!r}, not {src_fmt!r}"
-    leg = _trip(doc, via, known_crashes)
+    leg = roundtrip(doc, via)
     assert leg.skipped is None, f"{name} -> {via} does not apply ({leg.skipped}): list it with refusal()"
     _assert_report_accounts_for_every_field(leg, doc)
     if not leg.ok:
-        known = _known(leg, doc.format, known_bugs)
         shown = [f"{render(c.path)}: {c.describe()} [way back {leg.way_back(render(c.path))}]" for c in leg.unpredicted]
-        if known:
-            pytest.xfail(known)
         pytest.fail("promised back but changed:\n" + "\n".join(shown[:10]))
     assert leg.forward is not None
     if not leg.forward.has_losses:

@@ -239,9 +239,6 @@ class FidelityReport(Base):
     migration: Mapped[Migration] = relationship(back_populates="report")
 
 
-FATES = ("kept", "translated", "stashed", "approximated", "lost")
-
-
 class Run(Base):
     """A distributed ``interop migrate --broker`` run: what was asked, and how much there is to do.
 

@@ -15,11 +15,11 @@ import time
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ..api import read_bytes, write
 from ..document import Document
 from ..errors import ConversionError, InteropError
+from ..fidelity import fidelity_report
 from ..formats.registry import get_format
 from ..io import write_atomic
 from ..memo import document_scope
@@ -120,13 +120,6 @@ def write_output(path: Path, data: bytes, *, inputs: tuple[Path, ...] = ()) -> N
     write_atomic(path, data, inputs=inputs, fsync=False)
 
 
-def _fidelity() -> Any:
-    try:
-        from ..fidelity import fidelity_report
-    except ImportError:
-        return None
-    return fidelity_report
-
 
 def _internal(exc: BaseException) -> str:
     return f"internal error: {type(exc).__name__}: {exc}"
@@ -143,17 +136,7 @@ def convert_target(config: RunConfig, doc: Document, sha256: str, target: str, s
     except Exception as exc:  # an adapter bug must not stop a run over thousands of files
         return TargetOutcome(target, "failed", reason=_internal(exc), convert_ms=_ms(start))
     outcome = TargetOutcome(target, "done", convert_ms=_ms(start))
-    report_fn = _fidelity()
-    if report_fn is not None:
-        start = time.perf_counter()
-        try:
-            report = report_fn(doc, target, data)
-            outcome.counts = {k: int(v) for k, v in report.counts.items()}
-            outcome.has_losses = bool(report.has_losses)
-            outcome.report_json = json.dumps(report.to_json(), ensure_ascii=False, default=str)
-        except Exception as exc:  # the report is advisory: record why it is missing, keep the output
-            outcome.reason = f"fidelity report unavailable: {exc}"
-        outcome.report_ms = _ms(start)
+    _add_report(outcome, doc, target, data)
     start = time.perf_counter()
     path = output_path(config, doc, sha256, target)
     try:
@@ -164,6 +147,19 @@ def convert_target(config: RunConfig, doc: Document, sha256: str, target: str, s
     outcome.output_path = str(path)
     outcome.output_sha256 = sha256_hex(data)
     return outcome
+
+
+def _add_report(outcome: TargetOutcome, doc: Document, target: str, data: bytes) -> None:
+    """The fidelity report's counts and JSON on ``outcome`` (or why there is none)."""
+    start = time.perf_counter()
+    try:
+        report = fidelity_report(doc, target, data)
+        outcome.counts = {k: int(v) for k, v in report.counts.items()}
+        outcome.has_losses = bool(report.has_losses)
+        outcome.report_json = json.dumps(report.to_json(), ensure_ascii=False, default=str)
+    except Exception as exc:  # the report is advisory: record why it is missing, keep the output
+        outcome.reason = f"fidelity report unavailable: {exc}"
+    outcome.report_ms = _ms(start)
 
 
 def store_blobs(config: RunConfig, doc: Document) -> None:

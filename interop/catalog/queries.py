@@ -11,11 +11,11 @@ from sqlalchemy.orm import Session
 
 from ..document import Document
 from ..errors import CatalogError
+from ..mappings import FATES
 from ..model import Card as CanonicalCard
 from ..model import Lorebook as CanonicalLorebook
 from .database import Catalog
 from .models import (
-    FATES,
     AssetBlob,
     Card,
     CardAsset,
@@ -81,62 +81,91 @@ def list_items(
     before lorebooks; ``offset`` skips that many of the combined list. ``hits`` are
     ``search_entries(q, limit=SEARCH_BOOKS)`` when the caller already ran that search.
     """
-    items: list[dict[str, Any]] = []
     window = offset + limit
-    pattern = book_ids = None
-    if q and q.strip():
+    search = _Search.of(session, q, hits)
+    items: list[dict[str, Any]] = []
+    if kind in ("all", "card"):
+        items += _card_items(session, window, search, tag, creator, fmt, platform)
+    if kind in ("all", "lorebook") and not tag and not creator:
+        items += _book_items(session, window, search, fmt, platform)
+    return items[offset:window]
+
+
+@dataclass(frozen=True)
+class _Search:
+    """``q`` as a LIKE pattern (name or creator containing it) and the ids of the books its words hit."""
+
+    pattern: str
+    book_ids: set[int]
+
+    @classmethod
+    def of(cls, session: Session, q: str | None, hits: list[Hit] | None) -> _Search | None:
+        if not (q and q.strip()):
+            return None
         escaped = q.strip().lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        pattern = f"%{escaped}%"
         if hits is None:
             hits = search_entries(session.connection(), q, limit=SEARCH_BOOKS)
-        book_ids = {hit.lorebook_id for hit in hits}
-    if kind in ("all", "card"):
-        stmt: Select[Any] = select(Card).order_by(Card.id).limit(window)
-        if pattern is not None:
-            stmt = stmt.where(
-                func.lower(Card.name).like(pattern, escape="\\")
-                | func.lower(Card.creator).like(pattern, escape="\\")
-                | Card.lorebook_id.in_(book_ids or {-1})
-            )
-        if tag:
-            stmt = stmt.where(exists().where(CardTag.card_id == Card.id).where(func.lower(CardTag.tag) == tag.lower()))
-        if creator:
-            stmt = stmt.where(func.lower(Card.creator) == creator.lower())
-        if fmt or platform:
-            stmt = stmt.where(_origin_filter(CardSource, CardSource.card_id, Card.id, fmt, platform))
-        for card in session.scalars(stmt):
-            items.append(
-                {
-                    "ref": str(ItemRef("card", card.id)),
-                    "kind": "card",
-                    "name": card.name,
-                    "creator": card.creator,
-                    "tags": [t.tag for t in card.tags],
-                    "entries": card.lorebook.entry_count if card.lorebook else 0,
-                    "formats": _formats(session, CardSource, CardSource.card_id, card.id),
-                }
-            )
-    if kind in ("all", "lorebook") and not tag and not creator:
-        bstmt: Select[Any] = select(Lorebook).order_by(Lorebook.id).limit(window)
-        if pattern is not None:
-            bstmt = bstmt.where(
-                func.lower(Lorebook.name).like(pattern, escape="\\") | Lorebook.id.in_(book_ids or {-1})
-            )
-        if fmt or platform:
-            bstmt = bstmt.where(_origin_filter(LorebookSource, LorebookSource.lorebook_id, Lorebook.id, fmt, platform))
-        for book in session.scalars(bstmt):
-            items.append(
-                {
-                    "ref": str(ItemRef("lorebook", book.id)),
-                    "kind": "lorebook",
-                    "name": book.name,
-                    "creator": None,
-                    "tags": [],
-                    "entries": book.entry_count,
-                    "formats": _formats(session, LorebookSource, LorebookSource.lorebook_id, book.id),
-                }
-            )
-    return items[offset:window]
+        return cls(f"%{escaped}%", {hit.lorebook_id for hit in hits})
+
+
+def _card_items(
+    session: Session,
+    window: int,
+    search: _Search | None,
+    tag: str | None,
+    creator: str | None,
+    fmt: str | None,
+    platform: str | None,
+) -> list[dict[str, Any]]:
+    stmt: Select[Any] = select(Card).order_by(Card.id).limit(window)
+    if search is not None:
+        stmt = stmt.where(
+            func.lower(Card.name).like(search.pattern, escape="\\")
+            | func.lower(Card.creator).like(search.pattern, escape="\\")
+            | Card.lorebook_id.in_(search.book_ids or {-1})
+        )
+    if tag:
+        stmt = stmt.where(exists().where(CardTag.card_id == Card.id).where(func.lower(CardTag.tag) == tag.lower()))
+    if creator:
+        stmt = stmt.where(func.lower(Card.creator) == creator.lower())
+    if fmt or platform:
+        stmt = stmt.where(_origin_filter(CardSource, CardSource.card_id, Card.id, fmt, platform))
+    return [
+        {
+            "ref": str(ItemRef("card", card.id)),
+            "kind": "card",
+            "name": card.name,
+            "creator": card.creator,
+            "tags": [t.tag for t in card.tags],
+            "entries": card.lorebook.entry_count if card.lorebook else 0,
+            "formats": _formats(session, CardSource, CardSource.card_id, card.id),
+        }
+        for card in session.scalars(stmt)
+    ]
+
+
+def _book_items(
+    session: Session, window: int, search: _Search | None, fmt: str | None, platform: str | None
+) -> list[dict[str, Any]]:
+    stmt: Select[Any] = select(Lorebook).order_by(Lorebook.id).limit(window)
+    if search is not None:
+        stmt = stmt.where(
+            func.lower(Lorebook.name).like(search.pattern, escape="\\") | Lorebook.id.in_(search.book_ids or {-1})
+        )
+    if fmt or platform:
+        stmt = stmt.where(_origin_filter(LorebookSource, LorebookSource.lorebook_id, Lorebook.id, fmt, platform))
+    return [
+        {
+            "ref": str(ItemRef("lorebook", book.id)),
+            "kind": "lorebook",
+            "name": book.name,
+            "creator": None,
+            "tags": [],
+            "entries": book.entry_count,
+            "formats": _formats(session, LorebookSource, LorebookSource.lorebook_id, book.id),
+        }
+        for book in session.scalars(stmt)
+    ]
 
 
 def _formats(session: Session, link: Any, link_col: Any, item_id: int) -> list[str]:

@@ -33,8 +33,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 from ..errors import CatalogError
+from ..mappings import FATES
 from .database import Catalog
-from .models import FATES, Base, FidelityReport, Migration, SourceFile
+from .models import Base, FidelityReport, Migration, SourceFile
 from .pipeline import FileOutcome, TargetOutcome
 from .records import BookRecord, CardRecord
 

@@ -24,8 +24,9 @@ from typing import Any
 
 from sqlalchemy import select
 
+from ..mappings import FATES
 from .database import Catalog
-from .models import FATES, Migration, SourceFile
+from .models import Migration, SourceFile
 from .pipeline import FileOutcome, RunConfig, init_worker, process_file, process_in_worker
 from .recorder import BatchRecorder
 

@@ -81,10 +81,24 @@ def cli(ctx: click.Context, debug: bool, limits: tuple[str, ...]) -> None:
     ctx.obj["limits"] = parse_limits(limits)
 
 
+COMMANDS = (
+    inspect_cmd,
+    convert_cmd,
+    validate_cmd,
+    schema_cmd,
+    migrate_cmd,
+    worker_cmd,
+    catalog_cmd,
+    roundtrip_cmd,
+    diff_cmd,
+    activate_cmd,
+    serve_cmd,
+)
+"""One module per command, each with its click ``command``."""
+
+
 def _register() -> None:
-    for module in (inspect_cmd, convert_cmd, validate_cmd, schema_cmd, migrate_cmd, worker_cmd, catalog_cmd):
-        cli.add_command(module.command)
-    for module in (roundtrip_cmd, diff_cmd, activate_cmd, serve_cmd):
+    for module in COMMANDS:
         cli.add_command(module.command)
 
 

@@ -179,16 +179,7 @@ def command(
     timing = {"read_ms": round(read_ms, 2), "prepare_ms": round(timings["prepare_ms"], 2)}
     timing["scan_ms"] = round(timings["scan_ms"][-1], 2)
     if as_json:
-        payload: list[dict[str, Any]] = []
-        for result in shown:
-            data = result.to_dict()
-            if not trace:
-                data.pop("log")
-            payload.append(data)
-        out: Any = payload if all_turns else payload[0]
-        if show_time:
-            out = {"results" if all_turns else "result": out, "timing": timing}
-        click.echo(json.dumps(out, ensure_ascii=False, indent=2, default=str))
+        _print_json(shown, all_turns, trace, timing if show_time else None)
         return
     for result in shown:
         _print_activated(result)
@@ -199,6 +190,20 @@ def command(
             f"time: reading {timing['read_ms']:.1f} ms, index {timing['prepare_ms']:.1f} ms, "
             f"scan of turn {results[-1].turn} {timing['scan_ms']:.1f} ms ({len(results)} scan(s) run)"
         )
+
+
+def _print_json(shown: list[Result], all_turns: bool, trace: bool, timing: dict[str, Any] | None) -> None:
+    """``--json``: one result (or every turn's), the request log only with ``--trace``, timings when given."""
+    payload: list[dict[str, Any]] = []
+    for result in shown:
+        data = result.to_dict()
+        if not trace:
+            data.pop("log")
+        payload.append(data)
+    out: Any = payload if all_turns else payload[0]
+    if timing is not None:
+        out = {"results" if all_turns else "result": out, "timing": timing}
+    click.echo(json.dumps(out, ensure_ascii=False, indent=2, default=str))
 
 
 def _turns(chat: Chat, turn: int | None, last: bool, chat_path: str) -> list[int]:

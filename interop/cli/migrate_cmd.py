@@ -181,23 +181,11 @@ def command(
             _resend(db, broker, queue, status_of)
         _report_status(db, status_of, as_json, strict)
         return
-    if resend:
-        raise click.UsageError("--resend goes with --status RUN")
-    if not sources or not to or not out:
-        raise click.UsageError("SOURCES, --to and --out are required (or --status RUN)")
-    if (detach or batch_size != 50 or queue != DEFAULT_QUEUE or resend_after != 900.0) and not broker:
-        raise click.UsageError("--detach, --batch-size, --queue and --resend-after go with --broker")
-    if broker and jobs != 1:
-        raise click.UsageError("--jobs is for runs without --broker: start more `interop worker`s instead")
+    to, out = _check_run_options(sources, to, out, broker, jobs, detach, batch_size, queue, resend_after, resend)
     targets = parse_targets(to)
     out_dir = Path(out).resolve()
     files = list(iter_inputs(sources))
-    for source in sources:
-        if out_dir == Path(source).resolve() or Path(source).resolve() in out_dir.parents:
-            click.echo(
-                "interop: error: --out must not be inside a source folder (outputs would be read back)", err=True
-            )
-            sys.exit(EXIT_USAGE)
+    _refuse_out_inside_a_source(sources, out_dir)
     catalog = open_catalog(db)
     try:
         if broker:
@@ -216,6 +204,40 @@ def command(
     finally:
         catalog.dispose()
     _print(summary, status, as_json, strict)
+
+
+def _check_run_options(
+    sources: tuple[str, ...],
+    to: str | None,
+    out: str | None,
+    broker: str | None,
+    jobs: int,
+    detach: bool,
+    batch_size: int,
+    queue: str,
+    resend_after: float,
+    resend: bool,
+) -> tuple[str, str]:
+    """Usage errors of a run (not --status): what is required, and the options that go with --broker
+    only. Returns --to and --out, both given."""
+    if resend:
+        raise click.UsageError("--resend goes with --status RUN")
+    if not sources or not to or not out:
+        raise click.UsageError("SOURCES, --to and --out are required (or --status RUN)")
+    if (detach or batch_size != 50 or queue != DEFAULT_QUEUE or resend_after != 900.0) and not broker:
+        raise click.UsageError("--detach, --batch-size, --queue and --resend-after go with --broker")
+    if broker and jobs != 1:
+        raise click.UsageError("--jobs is for runs without --broker: start more `interop worker`s instead")
+    return to, out
+
+
+def _refuse_out_inside_a_source(sources: tuple[str, ...], out_dir: Path) -> None:
+    for source in sources:
+        if out_dir == Path(source).resolve() or Path(source).resolve() in out_dir.parents:
+            click.echo(
+                "interop: error: --out must not be inside a source folder (outputs would be read back)", err=True
+            )
+            sys.exit(EXIT_USAGE)
 
 
 def _embedded(

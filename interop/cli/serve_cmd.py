@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from ..errors import InteropError
+from ..limits import MiB
 from .common import db_option
 
 
@@ -28,8 +30,7 @@ def command(host: str, port: int, db: str | None, token: str | None, workers: in
 
     Uploaded files are never stored, except those sent to the catalog (POST /api/v1/migrations).
     """
-    from ..errors import InteropError
-    from ..limits import MiB
+    # the service pulls in FastAPI, uvicorn and the web app: only `interop serve` pays for importing them
     from ..service.config import ServiceConfig, check_binding
     from ..service.runner import serve
 

@@ -16,6 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..fidelity import matrix
+from . import formats_table, platforms
+
 COMMAND = "python -m interop.docs --write"
 """What a stale document tells the reader to run (also named in each generated file's header)."""
 
@@ -29,10 +32,6 @@ class GeneratedDoc:
 
 
 def generated_docs() -> list[GeneratedDoc]:
-    # imported here: rendering needs the registry and the fidelity layer, listing the CLI does not
-    from ..fidelity import matrix
-    from . import formats_table, platforms
-
     docs = [GeneratedDoc(path, lambda _current, text=text: text) for path, text in platforms.rendered().items()]
     docs.append(GeneratedDoc(matrix.DEFAULT_OUTPUT, lambda _current: matrix.render()))
     docs.append(GeneratedDoc(formats_table.README, formats_table.rendered))

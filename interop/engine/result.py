@@ -41,18 +41,6 @@ class Reason:
     NO_COUNTERPART = "no_counterpart"  # compare_behaviour: the other side has no such entry
 
 
-FIRED_REASONS = frozenset(
-    {
-        Reason.KEY_MATCH,
-        Reason.CONSTANT,
-        Reason.STICKY,
-        Reason.DECORATOR_ACTIVATE,
-        Reason.KEEP_AFTER_MATCH,
-        Reason.CHILD,
-    }
-)
-
-
 @dataclass
 class Activation:
     """One entry injected into the prompt."""

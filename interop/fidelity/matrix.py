@@ -54,10 +54,11 @@ The report is computed from the data, not from a list:
    file: the table records what the real application does with it. Exception: when the
    source comes from the target's own platform (Agnai -> Agnai, Risu -> Risu module), the
    same application reads the field before and after, so an `approximated` field that comes
-   back is `kept`, and the hooks of step 4 do not apply.
-4. Adapter hooks add what the data cannot show (e.g. `agnai_key_hazards`: keys Agnai would
-   mangle make `entry[i].keys` approximated, or lost when they cannot match at all).
-   A hook only makes a fate worse.
+   back is `kept`, and the hazards of step 4 do not apply.
+4. The target platform's hazards (`Platform.hazards`, plus any `register_hook` checks) add
+   what the data cannot show (e.g. `agnai_key_hazards`: keys Agnai would mangle make
+   `entry[i].keys` approximated, or lost when they cannot match at all).
+   A hazard only makes a fate worse.
 5. Container parts count too: the picture (`image`, compared by its pixel chunks), each
    embedded asset file (`asset["<uri>"]`, by bytes; moved to another URI = `translated`)
    and each opaque member (`member["module.risum"]`): `lost` when the target does not carry
@@ -104,9 +105,10 @@ report.to_json()     # the --report form, with "schema_version"
 ```
 
 `fidelity_report(doc, target, data, chats=[...])` adds behaviour items (`interop.engine`
-chats). An adapter can contribute knowledge the data cannot show with
-`interop.fidelity.register_hook(platform, hook)`: `hook(source_doc, target_format, output_doc)`
-returns `Finding(path, fate, detail)`s, which can only make a fate worse.
+chats). A platform states what the data cannot show as `Platform.hazards`; a check
+outside the platform package can add more with `interop.fidelity.register_hook(platform, hook)`:
+`hook(source_doc, target_format, output_doc)` returns `Finding(path, fate, detail)`s, which can
+only make a fate worse.
 `interop.fidelity.roundtrip.roundtrip(doc, target)` and
 `interop.fidelity.entrydiff.diff_documents(a, b)` are what the two commands below print.
 

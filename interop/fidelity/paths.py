@@ -96,10 +96,6 @@ def pattern_form(path: Path) -> str:
     return ".".join(pattern_segments(path))
 
 
-def entry_index(path: Path) -> int | None:
-    return path[1] if len(path) > 1 and path[0] == "entry" and isinstance(path[1], int) else None
-
-
 def generic(path: Path) -> str:
     """The rendered path with every list index written ``[*]`` (groups items of many entries)."""
     return render(path, any_index=True)

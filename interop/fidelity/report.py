@@ -7,7 +7,7 @@ different) is ``lost``, or ``approximated`` when the target's mapping table
 says so. A field that came back equal takes the fate of the table's most
 specific rule (``kept``/``translated``/``stashed``; ``approximated``/``lost``
 when the table knows the real application ignores or changes it), ``kept``
-when no rule matches. Adapter hooks (``hooks.py``) can then make a fate worse.
+when no rule matches. The target platform's hazards (``hooks.findings``) can then make a fate worse.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from .behaviour import behaviour_items
 from .compare import changed_fields, describe_change, short, strict_equal
 from .compared import Compared
 from .containers import ContainerResult
-from .hooks import findings
+from .hooks import Finding, findings
 from .items import FidelityItem
 from .paths import Path, PathCache, pattern_segments, render
 from .rules import FATE_ORDER, RuleBook, rule_book
@@ -294,7 +294,6 @@ def _entry_template(
     return template
 
 
-_BACK: Any = object()
 _new_item = tuple.__new__  # builds a FidelityItem in C (a 300-entry book has ~7000 of them)
 
 
@@ -444,7 +443,7 @@ def _translated_disabled(items: list[FidelityItem], output_doc: Document | None)
             )
 
 
-def _apply_findings(report: FidelityReport, found: list[Any], *, quiet: bool = False) -> None:
+def _apply_findings(report: FidelityReport, found: list[Finding], *, quiet: bool = False) -> None:
     """Worsen the items the findings name. ``quiet``: a finding on a field the source lacks
     (an app's default differs) stays in its ``apps`` verdict only."""
     if not found:
@@ -467,7 +466,7 @@ def _apply_app_verdict(report: FidelityReport, verdict: AppVerdict) -> None:
     if not verdict.findings:
         return  # the usual case: no index to build
     index = {item.path: i for i, item in enumerate(report.items)}
-    kept = []
+    kept: list[Finding] = []
     for finding in verdict.findings:
         key = render(finding.path)
         targets = [index[key]] if key in index else _under(report.items, key)

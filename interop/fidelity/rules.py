@@ -5,9 +5,9 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from ..mappings import TargetRule, all_mappings, segments_match
+from ..mappings import FATES, TargetRule, all_mappings, segments_match
 
-FATE_ORDER = {"kept": 0, "translated": 1, "stashed": 2, "approximated": 3, "lost": 4}
+FATE_ORDER = {fate: rank for rank, fate in enumerate(FATES)}  # FATES runs from best to worst
 
 
 @functools.cache
@@ -17,15 +17,6 @@ def rules_for(target_format: str) -> tuple[TargetRule, ...]:
     for mapping in all_mappings():
         found.extend(mapping.targets.get(target_format, ()))
     return tuple(found)
-
-
-def described_targets() -> list[str]:
-    """Target formats that some mapping table describes, in table order."""
-    seen: dict[str, None] = {}
-    for mapping in all_mappings():
-        for target in mapping.targets:
-            seen.setdefault(target, None)
-    return list(seen)
 
 
 @functools.cache

@@ -44,6 +44,9 @@ from .jobs import load_job, recent_jobs, start_job
 from .security import require_token
 from .uploads import Upload, content_disposition, media_type, read_upload
 
+PLAYGROUND_PLATFORMS = tuple(p for p in PROFILES if p != "ccv3")
+"""The profiles the playground compares when none is named: every app's (ccv3 is the spec, not an app)."""
+
 router = APIRouter(prefix="/api/v1")
 PER_PAGE = 50
 ENTRY_HITS = 20
@@ -270,7 +273,7 @@ def activate(
     seed: Annotated[int, Form()] = 0,
 ) -> dict[str, Any]:
     limits = limits_of(request)
-    platforms = platform or [p for p in PROFILES if p != "ccv3"]
+    platforms = platform or list(PLAYGROUND_PLATFORMS)
     for name in platforms:
         if name not in PROFILES:
             raise InteropError(f"unknown platform {name!r}; choose from {', '.join(sorted(PROFILES))}")

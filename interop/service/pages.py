@@ -11,9 +11,9 @@ from fastapi.templating import Jinja2Templates
 
 from .. import __version__
 from ..catalog.queries import ItemRef
-from ..engine import PROFILES
 from ..formats.registry import writable_formats
 from ..mappings import FATES
+from .api import PLAYGROUND_PLATFORMS
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
@@ -25,7 +25,7 @@ def _context(request: Request, page: str, **extra: Any) -> dict[str, Any]:
         "page": page,
         "version": __version__,
         "targets": sorted((f.name, f.kind, f.title) for f in writable_formats()),
-        "platforms": [p for p in PROFILES if p != "ccv3"],
+        "platforms": list(PLAYGROUND_PLATFORMS),
         "fates": FATES,
         "token_required": bool(request.app.state.config.token),
         **extra,

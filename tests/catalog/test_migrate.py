@@ -133,7 +133,6 @@ def test_identical_files_import_once_and_one_card_from_two_files_is_linked(tmp_p
 
 
 def test_fidelity_fates_are_recorded(folder: Path, tmp_path: Path, sqlite_url: str) -> None:
-    pytest.importorskip("interop.fidelity")
     result = run_migrate(str(folder), "--to", "ccv2", "--out", str(tmp_path / "out"), "--db", sqlite_url, "--json")
     summary = json.loads(result.stdout)
     fates = summary["targets"]["ccv2"]["fates"]

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import jsonschema
-import pytest
 from click.testing import CliRunner
 
 from interop.cli import cli
@@ -55,7 +54,6 @@ def test_same_platform_has_no_behaviour_items() -> None:
 
 
 def test_platform_without_profile_is_a_warning() -> None:
-    pytest.importorskip("interop.formats.novelai.lorebook")
     report = fidelity_report(book_doc(), "novelai-lorebook", chats=[chat_from_records(RECORDS)])
     assert any("no activation profile for novelai" in w for w in report.warnings)
 

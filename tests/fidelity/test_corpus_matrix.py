@@ -29,8 +29,6 @@ from interop.fidelity.render import summary_lines
 from interop.formats.registry import get_format, writable_formats
 from tests.conftest import PROJECT_CORPUS, SHARED_CORPUS, corpus_params
 from tests.validator import (
-    KnownBug,
-    KnownCrash,
     assert_identity,
     assert_refused,
     assert_via,
@@ -57,16 +55,6 @@ SHARED = _samples(SHARED_CORPUS)
 TARGETS = sorted(f.name for f in writable_formats())
 
 
-# Round-trip failures already traced to an adapter (not to the report): the
-# forward report promised the field back and the way back loses it. Each
-# entry: (target regex, source format regex, changed-path regex, reason). A case is
-# xfailed only when every unkept promise matches an entry; fix the adapter and
-# delete the entry (the xfail is not strict, so a fixed case just passes).
-KNOWN_WAY_BACK_BUGS: list[KnownBug] = []
-# Conversions that crash (a bug outside interop.fidelity): (target, exception text regex, reason).
-KNOWN_CRASHES: list[KnownCrash] = []
-
-
 @functools.cache
 def _read(path: Path) -> Document:
     """Collection reads each file once to decide which pairs apply (the tests read their own copy)."""
@@ -80,12 +68,12 @@ WRITABLE_SOURCES = [p for p in PROJECT + SHARED if get_format(_read(p).format).w
 
 @pytest.mark.parametrize(("source", "target", "path"), pair_params(PROJECT_PAIRS, "project corpus"))
 def test_project_corpus(source: str, target: str, path: Path) -> None:
-    assert_via(source, target, path, known_bugs=KNOWN_WAY_BACK_BUGS, known_crashes=KNOWN_CRASHES)
+    assert_via(source, target, path)
 
 
 @pytest.mark.parametrize(("source", "target", "path"), pair_params(SHARED_PAIRS, "shared corpus"))
 def test_shared_corpus(source: str, target: str, path: Path) -> None:
-    assert_via(source, target, path, known_bugs=KNOWN_WAY_BACK_BUGS, known_crashes=KNOWN_CRASHES)
+    assert_via(source, target, path)
 
 
 def test_pairs_that_do_not_apply_are_refused() -> None:

@@ -170,7 +170,6 @@ def test_fates_combine_data_and_table(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_hooks_can_only_make_a_fate_worse(monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("interop.formats.agnai.memory")
 
     def hook(source: Document, target: str, output: Document | None) -> list[Finding]:
         assert output is not None and output.format == "agnai-book"
@@ -193,7 +192,6 @@ def test_hooks_can_only_make_a_fate_worse(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_same_platform_keeps_what_the_table_calls_approximated() -> None:
-    pytest.importorskip("interop.formats.agnai.memory")
     # Written by Agnai and read by Agnai again: the regex key and the constant
     # behave as they did in the source (the same app), so nothing is approximated.
     agnai = read_bytes(write(card_doc(), "agnai-book"), filename="book.json")
@@ -206,8 +204,7 @@ def test_same_platform_keeps_what_the_table_calls_approximated() -> None:
     assert fidelity_report(card_doc(), "agnai-book").item("entry[1].keys").fate in ("approximated", "lost")
 
 
-def test_agnai_key_hazards_hook_marks_regex_keys() -> None:
-    pytest.importorskip("interop.formats.agnai.memory")
+def test_agnai_key_hazards_mark_regex_keys() -> None:
     report = fidelity_report(card_doc(), "agnai-book")
     keys = report.item("entry[1].keys")
     assert keys.fate in ("approximated", "lost")
@@ -287,8 +284,7 @@ def test_asset_descriptor_that_follows_its_file_is_translated() -> None:
     assert descriptor.detail == f"uri now {image.detail.removeprefix('now asset ')} (the file moved with it)"
 
 
-def test_sillytavern_hook_maps_flat_key_conflicts_to_fields() -> None:
-    pytest.importorskip("interop.formats.sillytavern")
+def test_sillytavern_hazards_map_flat_key_conflicts_to_fields() -> None:
     from interop.fidelity.hooks import findings
 
     book = Lorebook.model_validate(
@@ -315,7 +311,6 @@ def test_write_only_target_is_read_back_by_detection(monkeypatch: pytest.MonkeyP
 
     from interop.formats import registry
 
-    pytest.importorskip("interop.formats.sillytavern")
     # A SillyTavern card is V2 JSON: without its own reader it is read back as ccv2.
     st_card = registry.get_format("sillytavern-card")
     monkeypatch.setitem(registry._FORMATS, "sillytavern-card", dataclasses.replace(st_card, read=None))

@@ -113,74 +113,96 @@ class AgnaiProfile(Profile):
         lines = [f"{m.name}: {m.text}" for m in reversed(chat.messages) if m.role != "system"]
         lines = lines[:depth] if depth > 0 else []
         records: dict[int, LogRecord] = {}
-        matches: list[tuple[int, int, int, str]] = []  # (entry index, age, tokens, text)
-        for i, raw in enumerate(prepared.entries):
-            entry_id, title = prepared.ids[i], _title(raw, i)
-            if not raw.get("enabled"):  # `if (!entry.enabled) continue`: absent means off
-                records[i] = LogRecord(entry_id, title, False, Reason.DISABLED, "", 1)
-                continue
-            found: tuple[int, str] | None = None
-            for age, line in enumerate(lines):
-                for keyword, pattern in prepared.patterns[i]:
-                    if pattern is not None and pattern.search(line):
-                        found = (age, keyword)
-                        break
-                if found:
-                    break
-            if found is None:
-                records[i] = LogRecord(entry_id, title, False, Reason.NO_MATCH, "", 1)
-                continue
-            text = chat.substitute(str(raw.get("entry") or "").replace("{{name}}", chat.character.name))
-            records[i] = LogRecord(
-                entry_id, title, True, Reason.KEY_MATCH, "keyword", 1, found[1], f"message {found[0]} (0 = newest)"
-            )
-            matches.append((i, found[0], tokenizer.count(text + "\n"), text))
+        matches = _matches(prepared, lines, chat, tokenizer, records)
         matches.sort(key=lambda m: (-_num(prepared.entries[m[0]].get("priority")), m[1]))
-        used = 0
-        kept: list[tuple[int, int, int, str]] = []
-        stopped_at: int | None = None
-        for position, match in enumerate(matches):
-            if used + match[2] >= settings.memory_budget:
-                stopped_at = position
-                break
-            used += match[2]
-            kept.append(match)
-        if stopped_at is not None:
-            for match in matches[stopped_at:]:
-                record = records[match[0]]
-                why = "does not fit" if match is matches[stopped_at] else "after the first entry that did not fit"
-                records[match[0]] = LogRecord(
-                    record.entry_id,
-                    record.title,
-                    False,
-                    Reason.BUDGET,
-                    f"{why} ({used}/{settings.memory_budget} tokens)",
-                    1,
-                    record.key,
-                    record.where,
-                )
+        kept, used = _fit_budget(matches, settings.memory_budget, records)
         kept.sort(key=lambda m: (-_num(prepared.entries[m[0]].get("weight")), m[1]))
         kept.reverse()
-        for i, _age, tokens, text in kept:
-            raw = prepared.entries[i]
-            result.activated.append(
-                Activation(
-                    prepared.ids[i],
-                    _title(raw, i),
-                    text,
-                    "memory",
-                    _num(raw.get("weight")),
-                    None,
-                    None,
-                    None,
-                    tokens,
-                    raw.get("id"),
-                    tuple(str(k) for k in raw.get("keywords") or ()),
-                )
-            )
+        result.activated = [_activation(prepared, i, tokens, text) for i, _age, tokens, text in kept]
         result.tokens_used = used
         result.log = [records[i] for i in range(len(prepared.entries))]
         return result
+
+
+_Match = tuple[int, int, int, str]
+"""(entry index, age of the matching message, tokens, text)."""
+
+
+def _matches(
+    prepared: AgnaiPool, lines: list[str], chat: Chat, tokenizer: Tokenizer, records: dict[int, LogRecord]
+) -> list[_Match]:
+    """The enabled entries a keyword of which is in the scanned lines; every entry's record goes in ``records``."""
+    matches: list[_Match] = []
+    for i, raw in enumerate(prepared.entries):
+        entry_id, title = prepared.ids[i], _title(raw, i)
+        if not raw.get("enabled"):  # `if (!entry.enabled) continue`: absent means off
+            records[i] = LogRecord(entry_id, title, False, Reason.DISABLED, "", 1)
+            continue
+        found = _first_match(prepared.patterns[i], lines)
+        if found is None:
+            records[i] = LogRecord(entry_id, title, False, Reason.NO_MATCH, "", 1)
+            continue
+        text = chat.substitute(str(raw.get("entry") or "").replace("{{name}}", chat.character.name))
+        records[i] = LogRecord(
+            entry_id, title, True, Reason.KEY_MATCH, "keyword", 1, found[1], f"message {found[0]} (0 = newest)"
+        )
+        matches.append((i, found[0], tokenizer.count(text + "\n"), text))
+    return matches
+
+
+def _first_match(patterns: list[tuple[str, regex.Pattern[str] | None]], lines: list[str]) -> tuple[int, str] | None:
+    """(age, keyword) of the newest line any keyword matches, the entry's keywords in order."""
+    for age, line in enumerate(lines):
+        for keyword, pattern in patterns:
+            if pattern is not None and pattern.search(line):
+                return age, keyword
+    return None
+
+
+def _fit_budget(matches: list[_Match], budget: int, records: dict[int, LogRecord]) -> tuple[list[_Match], int]:
+    """The matches taken in order until one does not fit (Agnai stops there), and the tokens used;
+    the records of the rest say why they were dropped."""
+    used = 0
+    kept: list[_Match] = []
+    stopped_at: int | None = None
+    for position, match in enumerate(matches):
+        if used + match[2] >= budget:
+            stopped_at = position
+            break
+        used += match[2]
+        kept.append(match)
+    if stopped_at is not None:
+        for match in matches[stopped_at:]:
+            record = records[match[0]]
+            why = "does not fit" if match is matches[stopped_at] else "after the first entry that did not fit"
+            records[match[0]] = LogRecord(
+                record.entry_id,
+                record.title,
+                False,
+                Reason.BUDGET,
+                f"{why} ({used}/{budget} tokens)",
+                1,
+                record.key,
+                record.where,
+            )
+    return kept, used
+
+
+def _activation(prepared: AgnaiPool, i: int, tokens: int, text: str) -> Activation:
+    raw = prepared.entries[i]
+    return Activation(
+        prepared.ids[i],
+        _title(raw, i),
+        text,
+        "memory",
+        _num(raw.get("weight")),
+        None,
+        None,
+        None,
+        tokens,
+        raw.get("id"),
+        tuple(str(k) for k in raw.get("keywords") or ()),
+    )
 
 
 def _title(raw: dict[str, Any], index: int) -> str:

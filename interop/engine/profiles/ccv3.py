@@ -339,6 +339,26 @@ class _CCv3Run:
             parse_decorators(entry.raw.content if isinstance(entry.raw.content, str) else "").resolve(deco.hook)
             decorated[entry.entry_id] = deco
         records: dict[str, LogRecord] = {}
+        fired, step = self._scan(decorated, records)
+        kept = self._budget(fired, decorated, records)
+        for entry in fired:
+            if records[entry.entry_id].fired:
+                self.state.matched.add(entry.entry_id)
+        result = Result("ccv3", steps=step, turn=len(self.chat.messages))
+        kept.sort(key=lambda e: (as_number(e.raw.insertion_order, 0) or 0, self.pool.entries.index(e)))
+        for entry in kept:
+            if not entry.body:
+                continue  # the spec: empty content adds nothing
+            result.activated.append(self._activation(entry, decorated[entry.entry_id]))
+        result.tokens_used = sum(a.tokens for a in result.activated)
+        result.budget = self._budget_limit()
+        result.log = [records[e.entry_id] for e in self.pool.entries]
+        result.warnings = self.warnings
+        return result
+
+    def _scan(self, decorated: dict[str, _Decorated], records: dict[str, LogRecord]) -> tuple[list[_Entry], int]:
+        """Passes over the pool until one fires nothing new (or recursion is off): the entries
+        fired, in firing order, and the number of passes. Every entry's last decision is in ``records``."""
         fired: list[_Entry] = []
         step = 0
         changed = True
@@ -357,46 +377,29 @@ class _CCv3Run:
                     changed = any(
                         self._book_value(b, "recursive_scanning", self.settings.recursive) for b in self.pool.books
                     )
-        kept = self._budget(fired, decorated, records)
-        for entry in fired:
-            if records[entry.entry_id].fired:
-                self.state.matched.add(entry.entry_id)
-        result = Result("ccv3", steps=step, turn=len(self.chat.messages))
-        kept.sort(key=lambda e: (as_number(e.raw.insertion_order, 0) or 0, self.pool.entries.index(e)))
-        used = 0
-        for entry in kept:
-            deco = decorated[entry.entry_id]
-            if not entry.body:
-                continue  # the spec: empty content adds nothing
-            content = self.chat.substitute(entry.body)
-            tokens = self.tokenizer.count(content)
-            used += tokens
-            if deco.position:
-                position = deco.position
-            elif deco.depth is not None:
-                position = "depth"
-            else:
-                position = entry.raw.position if isinstance(entry.raw.position, str) else "lorebook"
-            result.activated.append(
-                Activation(
-                    entry.entry_id,
-                    entry.title,
-                    content,
-                    position,
-                    as_number(entry.raw.insertion_order),
-                    deco.depth if position == "depth" else None,
-                    deco.role,
-                    None,
-                    tokens,
-                    entry.raw.id,
-                    tuple(entry.keys),
-                )
-            )
-        result.tokens_used = used
-        result.budget = self._budget_limit()
-        result.log = [records[e.entry_id] for e in self.pool.entries]
-        result.warnings = self.warnings
-        return result
+        return fired, step
+
+    def _activation(self, entry: _Entry, deco: _Decorated) -> Activation:
+        content = self.chat.substitute(entry.body)
+        if deco.position:
+            position = deco.position
+        elif deco.depth is not None:
+            position = "depth"
+        else:
+            position = entry.raw.position if isinstance(entry.raw.position, str) else "lorebook"
+        return Activation(
+            entry.entry_id,
+            entry.title,
+            content,
+            position,
+            as_number(entry.raw.insertion_order),
+            deco.depth if position == "depth" else None,
+            deco.role,
+            None,
+            self.tokenizer.count(content),
+            entry.raw.id,
+            tuple(entry.keys),
+        )
 
     def _budget_limit(self) -> int | None:
         limits = [self._book_value(b, "token_budget", None) for b in self.pool.books]

@@ -128,7 +128,7 @@ class RisuProfile(Profile):
         rng: random.Random,
         tokenizer: Tokenizer,
     ) -> Result:
-        return _RisuRun(prepared, chat, settings, state, rng, tokenizer).run()
+        return RisuRun(prepared, chat, settings, state, rng, tokenizer).run()
 
 
 def _str(value: Any) -> str:
@@ -159,7 +159,9 @@ class _Active:
     inject: dict[str, Any] | None
 
 
-class _RisuRun:
+class RisuRun:
+    """One evaluation of a prepared pool (the decorator handlers in ``risu_hook`` read and set its state)."""
+
     def __init__(
         self,
         pool: RisuPool,
@@ -287,7 +289,8 @@ class _RisuRun:
 
     # ---- the pass loop --------------------------------------------------------------
 
-    def _var_key(self, raw: dict[str, Any], prefix: str) -> str:
+    def var_key(self, raw: dict[str, Any], prefix: str) -> str:
+        """The chat variable holding an entry's after-match flag (``prefix`` + the entry's id)."""
         ident = raw.get("id")
         if ident is None:
             # Risu hashes the content (pickHashRand); any stable content hash serves the same purpose here.
@@ -351,9 +354,9 @@ class _RisuRun:
                 )
                 activated.append(i)
                 if keep_flag:
-                    self.state.variables[self._var_key(raw, "__internal_ka_")] = "true"
+                    self.state.variables[self.var_key(raw, "__internal_ka_")] = "true"
                 if dont_flag:
-                    self.state.variables[self._var_key(raw, "__internal_da_")] = "true"
+                    self.state.variables[self.var_key(raw, "__internal_da_")] = "true"
                 recursive = self.settings.recursive if ctx.item_recursive is None else ctx.item_recursive
                 if recursive:
                     matching = True
@@ -430,75 +433,14 @@ class _RisuRun:
     def _result(self, actives: list[_Active], steps: int) -> Result:
         budget = self.settings.token_budget
         result = Result("risu", budget=budget, steps=steps, turn=len(self.chat.messages))
-        used = 0
-        kept: list[_Active] = []
-        for act in sorted(actives, key=lambda a: -a.priority):
-            if used + act.tokens <= budget:
-                used += act.tokens
-                kept.append(act)
-            else:
-                record = self.records[act.index]
-                self.records[act.index] = LogRecord(
-                    record.entry_id,
-                    record.title,
-                    False,
-                    Reason.BUDGET,
-                    f"{act.tokens} tokens do not fit ({used}/{budget} used)",
-                    record.step,
-                    record.key,
-                    record.where,
-                )
+        kept, used = self._fit_budget(actives, budget)
         kept.sort(key=lambda a: -a.order)
         injections = [a for a in kept if a.inject and a.inject.get("lore")]
         kept = [a for a in kept if not (a.inject and a.inject.get("lore"))]
         for lore in injections:
-            target = next((a for a in kept if a.source == lore.inject["location"]), None) if lore.inject else None
-            record = self.records[lore.index]
-            if target is None:
-                self.records[lore.index] = LogRecord(
-                    record.entry_id,
-                    record.title,
-                    False,
-                    Reason.INJECT_TARGET_MISSING,
-                    f"no active entry titled {lore.inject['location']!r}",
-                    record.step,
-                    record.key,
-                    record.where,
-                )
-                continue
-            operation = lore.inject["operation"]
-            if operation == "append":
-                target.prompt += " " + lore.prompt
-            elif operation == "prepend":
-                target.prompt = lore.prompt + " " + target.prompt
-            else:
-                target.prompt = target.prompt.replace(lore.inject["param"], lore.prompt, 1)
-            record.detail = (record.detail + "; " if record.detail else "") + (
-                f"injected ({operation}) into {self.pool.ids[target.index]}"
-            )
+            self._inject(lore, kept)
         kept.reverse()
-        for act in kept:
-            raw = self.pool.entries[act.index]
-            position = act.pos or "lorebook"
-            outlet = None
-            if act.inject and not act.inject.get("lore"):
-                position, outlet = "inject_at", act.inject["location"]
-            keys = tuple(k.strip() for k in _str(raw.get("key")).split(",") if k.strip())
-            result.activated.append(
-                Activation(
-                    self.pool.ids[act.index],
-                    act.source,
-                    act.prompt,
-                    position,
-                    act.order,
-                    act.depth if act.pos in ("depth", "reverse_depth") else None,
-                    act.role,
-                    outlet,
-                    act.tokens,
-                    raw.get("id"),
-                    keys,
-                )
-            )
+        result.activated = [self._activation(act) for act in kept]
         result.tokens_used = used
         result.log = [
             self.records.get(i) or LogRecord(self.pool.ids[i], _title(e, i), False, Reason.NO_MATCH, "", None)
@@ -506,3 +448,75 @@ class _RisuRun:
         ]
         result.warnings = self.warnings
         return result
+
+    def _fit_budget(self, actives: list[_Active], budget: int) -> tuple[list[_Active], int]:
+        """Highest priority first, every entry that still fits (Risu skips, it does not stop); the
+        tokens used. A skipped entry's record says so."""
+        used = 0
+        kept: list[_Active] = []
+        for act in sorted(actives, key=lambda a: -a.priority):
+            if used + act.tokens <= budget:
+                used += act.tokens
+                kept.append(act)
+                continue
+            record = self.records[act.index]
+            self.records[act.index] = LogRecord(
+                record.entry_id,
+                record.title,
+                False,
+                Reason.BUDGET,
+                f"{act.tokens} tokens do not fit ({used}/{budget} used)",
+                record.step,
+                record.key,
+                record.where,
+            )
+        return kept, used
+
+    def _inject(self, lore: _Active, kept: list[_Active]) -> None:
+        """``@@inject_lore``: ``lore``'s prompt goes into the kept entry it names, or its record says
+        the target is missing."""
+        target = next((a for a in kept if a.source == lore.inject["location"]), None) if lore.inject else None
+        record = self.records[lore.index]
+        if target is None:
+            self.records[lore.index] = LogRecord(
+                record.entry_id,
+                record.title,
+                False,
+                Reason.INJECT_TARGET_MISSING,
+                f"no active entry titled {lore.inject['location']!r}",
+                record.step,
+                record.key,
+                record.where,
+            )
+            return
+        operation = lore.inject["operation"]
+        if operation == "append":
+            target.prompt += " " + lore.prompt
+        elif operation == "prepend":
+            target.prompt = lore.prompt + " " + target.prompt
+        else:
+            target.prompt = target.prompt.replace(lore.inject["param"], lore.prompt, 1)
+        record.detail = (record.detail + "; " if record.detail else "") + (
+            f"injected ({operation}) into {self.pool.ids[target.index]}"
+        )
+
+    def _activation(self, act: _Active) -> Activation:
+        raw = self.pool.entries[act.index]
+        position = act.pos or "lorebook"
+        outlet = None
+        if act.inject and not act.inject.get("lore"):
+            position, outlet = "inject_at", act.inject["location"]
+        keys = tuple(k.strip() for k in _str(raw.get("key")).split(",") if k.strip())
+        return Activation(
+            self.pool.ids[act.index],
+            act.source,
+            act.prompt,
+            position,
+            act.order,
+            act.depth if act.pos in ("depth", "reverse_depth") else None,
+            act.role,
+            outlet,
+            act.tokens,
+            raw.get("id"),
+            keys,
+        )

@@ -17,7 +17,7 @@ from ..result import Reason
 from .base import js_parse_int
 
 if TYPE_CHECKING:
-    from .risu import _RisuRun
+    from .risu import RisuRun
 
 
 def number_or_zero(value: Any) -> float:
@@ -33,7 +33,7 @@ class RisuThrows(Exception):
 class RisuEntryContext:
     """The per-entry variables ``loadLoreBookV3Prompt`` sets while parsing decorators."""
 
-    def __init__(self, run: _RisuRun, raw: dict[str, Any], index: int) -> None:
+    def __init__(self, run: RisuRun, raw: dict[str, Any], index: int) -> None:
         self.run = run
         self.raw = raw
         self.index = index
@@ -107,7 +107,7 @@ class RisuEntryContext:
     def _after_match(self, call: _Call) -> bool:
         """``keep_/dont_activate_after_match``: Risu's handler returns false either way."""
         keep = call.name == "keep_activate_after_match"
-        var = self.run._var_key(self.raw, "__internal_ka_" if keep else "__internal_da_")
+        var = self.run.var_key(self.raw, "__internal_ka_" if keep else "__internal_da_")
         if self.run.state.variables.get(var) == "true":
             self.force = "activate" if keep else "deactivate"
             self.force_reason = Reason.KEEP_AFTER_MATCH if keep else Reason.DECORATOR_DONT_ACTIVATE

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from ...mappings import load as load_mapping
 from ..jsregex import DEFAULT_TIMEOUT, JSRegex, JSSyntaxError, Untranslatable, compile_js
 from ..jsvalue import js_loosely_true, js_number, js_string, js_trim
 from ..keyindex import KeyIndex
@@ -28,11 +29,13 @@ POSITIONS = {
     6: "em_bottom",
     7: "outlet",
 }
-ROLES = {0: "system", 1: "user", 2: "assistant"}
-LOGIC_NAMES = {0: "AND_ANY", 1: "NOT_ALL", 2: "NOT_ANY", 3: "AND_ALL"}
+_TABLE = load_mapping("sillytavern")
+ROLES = {int(k): v for k, v in _TABLE.enum_values("entry", "role").items()}
+LOGIC_NAMES = {int(k): v for k, v in _TABLE.enum_values("entry", "selectiveLogic").items()}
 AND_ANY, NOT_ALL, NOT_ANY, AND_ALL = 0, 1, 2, 3
-DEFAULT_DEPTH = 4
-DEFAULT_WEIGHT = 100
+_DEFAULTS = _TABLE.defaults("entry")
+DEFAULT_DEPTH: int = _DEFAULTS["depth"]  # world-info.js DEFAULT_DEPTH
+DEFAULT_WEIGHT: int = _DEFAULTS["groupWeight"]  # world-info.js DEFAULT_WEIGHT
 MAX_SCAN_DEPTH = 1000
 KNOWN_DECORATORS = ("@@activate", "@@dont_activate")
 SOURCES = (
@@ -44,7 +47,6 @@ SOURCES = (
     ("matchCreatorNotes", "creator_notes"),
 )
 INITIAL, RECURSION, MIN_ACTIVATIONS = 1, 2, 3
-STATE_NAMES = {INITIAL: "initial", RECURSION: "recursion", MIN_ACTIVATIONS: "min_activations"}
 BOOK_KINDS = ("chat", "persona", "character", "global")
 UNUSABLE = "unusable-regex"
 

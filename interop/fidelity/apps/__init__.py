@@ -48,7 +48,7 @@ def apps_for(source_platform: str, target_platform: str) -> list[str]:
     if target_platform in TARGET_CHECKED:
         return [target_platform]
     if target_platform not in GENERIC_PLATFORMS:
-        return []  # e.g. risu-lorebook, agnai-book: the mapping tables and hooks describe them
+        return []  # e.g. risu-lorebook, agnai-book: the mapping tables and the platform's hazards describe them
     if source_platform in CHECKS:
         return [source_platform]
     return ["sillytavern"] if source_platform in GENERIC_PLATFORMS else []

@@ -16,7 +16,7 @@ from .verdict import AppVerdict
 def card_book(data: bytes) -> tuple[list[dict[str, Any]], str] | None:
     """The output's card book entries and where they were read, or None when it is not a card."""
     try:
-        obj, via = st._parse(data)
+        obj, via = st.parse_output(data)
     except Exception:
         return None
     if not isinstance(obj, dict):

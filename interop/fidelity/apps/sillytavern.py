@@ -29,6 +29,7 @@ from typing import Any
 
 from ...containers.png import find_text, is_png, text_chunks
 from ...errors import InteropError
+from ...mappings import load as load_mapping
 
 APP = "sillytavern"
 
@@ -45,23 +46,27 @@ TEMPLATE: dict[str, Any] = {
     "cooldown": None, "delay": None, "triggers": [],
 }
 
-# convertCharacterBook: ST field <- (flat entry.extensions key, fallback when null/absent: `??`).
-FLAT_READS: dict[str, tuple[str, Any]] = {
-    "excludeRecursion": ("exclude_recursion", False), "preventRecursion": ("prevent_recursion", False),
-    "delayUntilRecursion": ("delay_until_recursion", False), "probability": ("probability", 100),
-    "useProbability": ("useProbability", True), "depth": ("depth", 4), "selectiveLogic": ("selectiveLogic", 0),
-    "outletName": ("outlet_name", ""), "group": ("group", ""), "groupOverride": ("group_override", False),
-    "groupWeight": ("group_weight", 100), "scanDepth": ("scan_depth", None), "caseSensitive": ("case_sensitive", None),
-    "matchWholeWords": ("match_whole_words", None), "useGroupScoring": ("use_group_scoring", None),
-    "automationId": ("automation_id", ""), "role": ("role", 0), "vectorized": ("vectorized", False),
-    "sticky": ("sticky", None), "cooldown": ("cooldown", None), "delay": ("delay", None),
-    "matchPersonaDescription": ("match_persona_description", False),
-    "matchCharacterDescription": ("match_character_description", False),
-    "matchCharacterPersonality": ("match_character_personality", False),
-    "matchCharacterDepthPrompt": ("match_character_depth_prompt", False),
-    "matchScenario": ("match_scenario", False), "matchCreatorNotes": ("match_creator_notes", False),
-    "ignoreBudget": ("ignore_budget", False),
+IMPORT_FALLBACKS: dict[str, Any] = {
+    "excludeRecursion": False, "preventRecursion": False, "delayUntilRecursion": False, "probability": 100,
+    "useProbability": True, "depth": 4, "selectiveLogic": 0, "outletName": "", "group": "", "groupOverride": False,
+    "groupWeight": 100, "scanDepth": None, "caseSensitive": None, "matchWholeWords": None,
+    "useGroupScoring": None, "automationId": "", "role": 0, "vectorized": False, "sticky": None,
+    "cooldown": None, "delay": None, "matchPersonaDescription": False, "matchCharacterDescription": False,
+    "matchCharacterPersonality": False, "matchCharacterDepthPrompt": False, "matchScenario": False,
+    "matchCreatorNotes": False, "ignoreBudget": False,
 }
+"""convertCharacterBook: the ST fields it reads from a card entry's flat ``extensions`` keys, and
+its fallback when the key is null or absent (``??``)."""
+
+_FLAT_KEYS = {
+    f.world: f.native.removeprefix("extensions.")
+    for f in load_mapping("sillytavern").fields_at("entry")
+    if f.world and f.native.startswith("extensions.")
+}
+"""ST world field -> the flat card ``extensions`` key its exporter writes (mappings/sillytavern.json)."""
+
+FLAT_READS: dict[str, tuple[str, Any]] = {name: (_FLAT_KEYS[name], fb) for name, fb in IMPORT_FALLBACKS.items()}
+"""ST field <- (flat entry.extensions key, fallback when null/absent)."""
 
 
 MISSING_IN_WORLD: dict[str, Any] = {"selective": False}
@@ -106,7 +111,7 @@ def nullish(value: Any, fallback: Any) -> Any:
 def load(data: bytes, filename: str | None = None) -> AppLoad | None:
     """What SillyTavern holds after importing ``data`` (a card's book, or a world file)."""
     try:
-        obj, via = _parse(data)
+        obj, via = parse_output(data)
     except (InteropError, ValueError, zipfile.BadZipFile, binascii.Error, UnicodeDecodeError):
         return None
     if not isinstance(obj, dict):
@@ -114,7 +119,9 @@ def load(data: bytes, filename: str | None = None) -> AppLoad | None:
     return load_json(obj, via)
 
 
-def _parse(data: bytes) -> tuple[Any, str]:
+def parse_output(data: bytes) -> tuple[Any, str]:
+    """The card or book JSON an app imports from output bytes (PNG chunk, CHARX card.json or JSON)
+    and where it was read; raises when there is none."""
     if is_png(data):
         chunks = [c for c in text_chunks(data) if c.kind == "tEXt"]  # ST reads tEXt only
         for keyword in ("ccv3", "chara"):
