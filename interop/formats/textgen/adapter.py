@@ -41,7 +41,7 @@ NAMESPACE = "textgen"
 _MAPPING = load("textgen")
 # native key -> canonical card field (name, greeting -> first_mes, context -> description)
 FIELDS = {f.native: f.canonical for f in _MAPPING.fields_at("card") if f.canonical and f.native != "*"}
-WRITE_ORDER = ("name", "greeting", "context")
+WRITE_ORDER = tuple(_MAPPING.native_order("card"))  # generate_character_yaml writes them in this order
 _KEY_LINE = re.compile(rb"^(?:name|context|greeting)[ \t]*:", re.M)
 _PARSED = "_textgen_yaml"  # the detector's parse, cached on the probe for the reader
 
