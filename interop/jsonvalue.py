@@ -11,20 +11,18 @@ from typing import Any
 
 
 class _Absent:
-    """A field that is not there at all (not the same as a field holding ``null``)."""
+    """A field that is not there at all (not the same as a field holding ``null``).
 
-    _instance: _Absent | None = None
+    Truthy, like the per-adapter sentinels it replaces; copies stay the one sentinel."""
 
-    def __new__(cls) -> _Absent:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
+    def __copy__(self) -> _Absent:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Absent:
+        return self
 
     def __repr__(self) -> str:
         return "ABSENT"
-
-    def __bool__(self) -> bool:
-        return False
 
 
 ABSENT: Any = _Absent()
