@@ -12,6 +12,16 @@ from __future__ import annotations
 import math
 from typing import Any
 
+
+class _Undefined:
+    """JavaScript ``undefined``: a field the object does not have (JSON ``null`` is None)."""
+
+    def __repr__(self) -> str:
+        return "undefined"
+
+
+UNDEFINED: Any = _Undefined()
+
 # WhiteSpace and LineTerminator code points: what String.prototype.trim strips (Python's strip
 # differs: it also strips U+001C-U+001F and U+0085, and keeps U+FEFF).
 JS_WHITESPACE = (
@@ -113,3 +123,51 @@ def js_less_equal(left: Any, right: Any) -> bool:
         return left <= right
     a, b = js_number(left), js_number(right)
     return not (math.isnan(a) or math.isnan(b)) and a <= b
+
+
+def js_truthy(value: Any) -> bool:
+    """ToBoolean: false for null/undefined (None), false, 0, NaN and ""; true for everything else,
+    including "0", "false", [] and {} (unlike Python's ``bool``)."""
+    if value is None or value is False or value == "":
+        return False
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return value == value and value != 0
+    return True
+
+
+def js_round(number: float) -> float:
+    """``Math.round``: the nearest integer, halves towards +Infinity (2.5 is 3, -2.5 is -2), unlike
+    Python's ``round`` (halves to even: ``round(1024.5)`` is 1024, ``Math.round(1024.5)`` 1025)."""
+    if number != number or number in (math.inf, -math.inf):
+        return number
+    floor = math.floor(number)
+    return floor + 1 if number - floor >= 0.5 else floor
+
+
+def _primitive(value: Any) -> Any:
+    """ToPrimitive (hint number) for JSON values: arrays and objects become their strings."""
+    if isinstance(value, list | dict):
+        return js_string(value)
+    return value
+
+
+def js_less_than(left: Any, right: Any) -> bool:
+    """``left < right`` (IsLessThan): two strings compare by UTF-16 code units ("9" > "10"), anything
+    else as numbers (NaN compares false). ``a > b`` is ``js_less_than(b, a)``."""
+    left, right = _primitive(left), _primitive(right)
+    if isinstance(left, str) and isinstance(right, str):
+        return left.encode("utf-16-be") < right.encode("utf-16-be")
+    a, b = js_number(left), js_number(right)
+    return a < b  # False when either is NaN
+
+
+def js_strictly_equal(left: Any, right: Any) -> bool:
+    """``left === right`` for JSON values: numbers by value (1 === 1.0, NaN never), strings and
+    booleans by value, null only to null, arrays and objects only to themselves."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return type(left) is type(right) and left == right
+    if isinstance(left, int | float) and isinstance(right, int | float):
+        return left == right
+    if isinstance(left, list | dict) or isinstance(right, list | dict):
+        return left is right
+    return type(left) is type(right) and left == right

@@ -34,12 +34,13 @@ from ...errors import InvalidCardError
 from ...model.decorators import parse_decorators
 from ..chat import Chat
 from ..jsregex import DEFAULT_TIMEOUT, JSSyntaxError, Untranslatable, compile_js
-from ..jsvalue import js_trim
+from ..jssort import sort_descending_by
+from ..jsvalue import UNDEFINED, js_number, js_string, js_trim, js_truthy
 from ..result import Activation, EntryInfo, LogRecord, Reason, Result
 from ..state import ChatState
 from ..tokenizers import Tokenizer
 from .base import Profile, js_slice, native_books
-from .risu_hook import RisuEntryContext, RisuThrows, number_or_zero
+from .risu_hook import RisuEntryContext, RisuThrows, sort_number
 
 _CBS_COMMENTS = re.compile(r"\{\{//(.+?)\}\}|\{\{comment:(.+?)\}\}")
 _LEGACY_END = re.compile(r"@@@?end")
@@ -67,15 +68,19 @@ class RisuPool:
 
 
 def migrate_entry(raw: dict[str, Any]) -> dict[str, Any]:
-    """``updateLorebooks`` (risu.md §0.3): what Risu turns a pre-v2 entry into when the character opens."""
+    """``updateLorebooks`` (src/ts/characters.ts; risu.md §0.3): what Risu turns a pre-v2 entry into when
+    the character opens. ``bookVersion ??= 1`` then ``>= 2`` (so "2" counts); ``if (activationPercent)``
+    is a truth test (0 adds nothing and the entry fires; "50" is truthy) and the value goes into a
+    template (``@@probability 50``)."""
     version = raw.get("bookVersion")
-    if isinstance(version, int | float) and version >= 2:
+    if js_number(1 if version is None else version) >= 2:
         return raw
     entry = dict(raw)
     content = entry.get("content") if isinstance(entry.get("content"), str) else ""
     percent = entry.get("activationPercent")
-    if isinstance(percent, int | float) and not isinstance(percent, bool):
-        content = f"@@probability {percent:g}\n{content}"
+    if js_truthy(percent):
+        entry["activationPercent"] = None
+        content = f"@@probability {js_string(percent)}\n{content}"
     content = _LEGACY_END.sub("@@depth 0", content)
     content = content.replace("<char>", "{{char}}").replace("<bot>", "{{char}}").replace("<user>", "{{user}}")
     entry["content"] = content
@@ -345,7 +350,7 @@ class RisuRun:
                         ctx.pos,
                         content,
                         ctx.role,
-                        number_or_zero(raw.get("insertorder")),
+                        sort_number(raw.get("insertorder", UNDEFINED)),
                         self.tokenizer.count(content),
                         ctx.priority,
                         _title(raw, i),
@@ -434,7 +439,7 @@ class RisuRun:
         budget = self.settings.token_budget
         result = Result("risu", budget=budget, steps=steps, turn=len(self.chat.messages))
         kept, used = self._fit_budget(actives, budget)
-        kept.sort(key=lambda a: -a.order)
+        kept = sort_descending_by(kept, lambda a: a.order)  # b.order - a.order, in V8
         injections = [a for a in kept if a.inject and a.inject.get("lore")]
         kept = [a for a in kept if not (a.inject and a.inject.get("lore"))]
         for lore in injections:
@@ -454,7 +459,7 @@ class RisuRun:
         tokens used. A skipped entry's record says so."""
         used = 0
         kept: list[_Active] = []
-        for act in sorted(actives, key=lambda a: -a.priority):
+        for act in sort_descending_by(actives, lambda a: a.priority):  # b.priority - a.priority, in V8
             if used + act.tokens <= budget:
                 used += act.tokens
                 kept.append(act)
@@ -512,7 +517,7 @@ class RisuRun:
             act.source,
             act.prompt,
             position,
-            act.order,
+            None if act.order != act.order else act.order,
             act.depth if act.pos in ("depth", "reverse_depth") else None,
             act.role,
             outlet,

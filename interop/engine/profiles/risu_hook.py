@@ -8,11 +8,13 @@ makes a following ``@@@`` fallback run.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...model.decorators import Decorator
+from ..jsvalue import UNDEFINED, js_number
 from ..result import Reason
 from .base import js_parse_int
 
@@ -20,10 +22,10 @@ if TYPE_CHECKING:
     from .risu import RisuRun
 
 
-def number_or_zero(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return 0
-    return value
+def sort_number(value: Any) -> float:
+    """``insertorder`` as Risu's sorts read it (``b.order - a.order``): "5" is 5, null 0, missing or
+    "abc" NaN (V8's sort then decides, see ``jssort``)."""
+    return math.nan if value is UNDEFINED else js_number(value)
 
 
 class RisuThrows(Exception):
@@ -44,7 +46,7 @@ class RisuEntryContext:
         self.inject: dict[str, Any] | None = None
         self.depth = 0
         self.scan_depth: int | None = run.settings.scan_depth
-        self.priority: float = number_or_zero(raw.get("insertorder"))
+        self.priority: float = sort_number(raw.get("insertorder", UNDEFINED))
         self.force = "none"
         self.force_reason = ""
         self.force_detail = ""

@@ -23,6 +23,7 @@ from typing import Any
 from ...errors import InvalidCardError
 from ..chat import Chat
 from ..jsregex import JSRegex
+from ..jssort import sort_descending_by
 from ..jsvalue import js_trim
 from ..keyindex import KeyIndex
 from ..result import EntryInfo, LogRecord, Reason, Result
@@ -37,8 +38,10 @@ from .st_entries import (
     STPool,
     STSettings,
     js_object_values_order,
+    order_quirk,
     parse_regex_key,
     parse_st_decorators,
+    recursion_levels,
     split_groups,
 )
 from .st_scan import STScan
@@ -99,14 +102,15 @@ class SillyTavernProfile(Profile):
                     groups[book.kind].append(entry)
 
         def by_order(items: list[STEntry]) -> list[STEntry]:
-            return sorted(items, key=lambda e: -e.order)
+            # sortFn `(a, b) => b.order - a.order` in V8 (a non-numeric order makes it NaN: see jssort)
+            return sort_descending_by(items, lambda e: e.order)
 
-        if settings.character_strategy == 0:
-            rest = by_order(groups["character"] + groups["global"])
+        if settings.character_strategy == 1:
+            rest = by_order(groups["character"]) + by_order(groups["global"])
         elif settings.character_strategy == 2:
             rest = by_order(groups["global"]) + by_order(groups["character"])
-        else:
-            rest = by_order(groups["character"]) + by_order(groups["global"])
+        else:  # evenly (0), and ST's fallback for an unknown strategy
+            rest = by_order(groups["global"] + groups["character"])
         ordered = by_order(groups["chat"]) + by_order(groups["persona"]) + rest
         return self._index(ordered, settings)
 
@@ -131,19 +135,22 @@ class SillyTavernProfile(Profile):
                 slow.append(i)
             entry.plain_gate = bool(
                 entry.keys
-                and not (entry.disable or entry.triggers or entry.character_filter or entry.delay)
+                and not (entry.disable or entry.triggers or entry.character_filter or entry.delay is not None)
                 and not (entry.delay_until_recursion or entry.decorators or entry.constant)
             )
-            if entry.delay:
+            if entry.delay is not None:
                 pool.delayed.append(i)
-            if entry.delay_until_recursion and entry.delay_until_recursion not in pool.levels:
-                pool.levels.append(entry.delay_until_recursion)
-            if not entry.plain_gate or entry.sticky or entry.cooldown:
+            if not entry.plain_gate or entry.sticky is not None or entry.cooldown is not None:
                 pool.unusual.append(entry)
             if entry.scan_depth is not None and entry.scan_depth > pool.max_scan_depth:
                 pool.max_scan_depth = int(min(entry.scan_depth, MAX_SCAN_DEPTH))
-        pool.levels.sort()
+        pool.levels = recursion_levels(ordered)
         pool.shared_keys = len({e.state_key for e in ordered}) < len(ordered)
+        numeric = [e.order == e.order for e in ordered]
+        if any(numeric) and not all(numeric):  # V8's sort decides where the others go
+            for entry, has_number in zip(ordered, numeric, strict=True):
+                if not has_number:
+                    entry.quirks = "; ".join(q for q in (entry.quirks, order_quirk(entry)) if q)
         pool.quirky = [e for e in ordered if e.quirks]
         index.build()
         pool.by_seq = sorted(ordered, key=lambda e: e.seq)

@@ -15,7 +15,8 @@ from typing import Any
 
 from ...mappings import load as load_mapping
 from ..jsregex import DEFAULT_TIMEOUT, JSRegex, JSSyntaxError, Untranslatable, compile_js
-from ..jsvalue import js_loosely_true, js_number, js_string, js_trim
+from ..jssort import sort_ascending_by
+from ..jsvalue import UNDEFINED, js_loosely_true, js_number, js_string, js_trim, js_truthy
 from ..keyindex import KeyIndex
 from ..result import LogRecord
 
@@ -117,16 +118,22 @@ class STBook:
 
 
 def _flag(raw: dict[str, Any], name: str) -> bool:
-    """A JS truthiness test of an optional field."""
-    value = raw.get(name)
-    return bool(value) and value == value  # NaN is falsy
+    """A JS truthiness test of an optional field ("0" and [] are true, 0 and "" false)."""
+    return js_truthy(raw.get(name))
 
 
-def _number(raw: dict[str, Any], name: str, default: float | None) -> float | None:
+def _timed(raw: dict[str, Any], name: str) -> float | None:
+    """``sticky``/``cooldown``/``delay``: None when ST's ``!entry[type]`` test skips it, else the
+    ``Number()`` ST computes with ("5" is 5; a truthy "0" is 0, "abc" NaN)."""
     value = raw.get(name)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return default
-    return value
+    return js_number(value) if js_truthy(value) else None
+
+
+def _scan_depth(raw: dict[str, Any]) -> float | None:
+    """``entry.scanDepth ?? global``: None for null/missing, else the number ``<=``, ``>`` and
+    ``slice`` read from it ("1" is 1, true 1, "abc" NaN)."""
+    value = raw.get("scanDepth")
+    return None if value is None else js_number(value)
 
 
 def _absent(raw: dict[str, Any], name: str) -> str:
@@ -141,16 +148,14 @@ def _strict_int(value: Any) -> int | None:
 
 
 def _order(raw: dict[str, Any]) -> float:
-    """``order`` as ST's sort (``b.order - a.order``) reads it: JavaScript ToNumber ("5" is 5, null 0).
-    A missing or non-numeric order (NaN, which makes the comparator inconsistent) counts as 100."""
-    value = raw.get("order", 100)
+    """``order`` as ST's sort (``b.order - a.order``) reads it: JavaScript ToNumber ("5" is 5, null 0,
+    missing or "abc" NaN: the comparator then answers NaN, read as "equal", and V8's sort decides)."""
+    value = raw.get("order", UNDEFINED)
     if type(value) is int:
         return value
-    if "order" not in raw:
-        return 100
+    if value is UNDEFINED:
+        return math.nan
     number = js_number(value)
-    if number != number:
-        return 100
     return int(number) if number.is_integer() else number
 
 
@@ -165,9 +170,19 @@ def _quirks(raw: dict[str, Any], keys: list[str]) -> str:
     return "; ".join(notes)
 
 
+def order_quirk(entry: STEntry) -> str:
+    """The trace note for an entry whose order is not a number in a pool where others have one."""
+    shown = "missing" if "order" not in entry.raw else repr(entry.raw["order"])
+    return (
+        f"ST quirk: order {shown} is not a number, so b.order - a.order is NaN ('equal' to every entry): "
+        "its place among the others comes from V8's sort (Chrome, Edge; Firefox and Safari sort differently)"
+    )
+
+
 def _optional_bool(raw: dict[str, Any], name: str) -> bool | None:
+    """``entry.x ?? global`` then a truth test."""
     value = raw.get(name)
-    return None if value is None else bool(value)
+    return None if value is None else js_truthy(value)
 
 
 def parse_st_decorators(content: str) -> tuple[list[str], str]:
@@ -281,34 +296,27 @@ class STEntry:
         self.ignore_budget = _flag(raw, "ignoreBudget")
         self.exclude_recursion = _flag(raw, "excludeRecursion")
         self.prevent_recursion = _flag(raw, "preventRecursion")
+        # The level as ST compares it (`entry.delayUntilRecursion > currentLevel`): any truthy value,
+        # kept as written ("1" is a level; true counts as 1), or 0 for none.
         delay_level = raw.get("delayUntilRecursion")
-        if delay_level is True:
-            self.delay_until_recursion = 1
-        elif isinstance(delay_level, int | float) and not isinstance(delay_level, bool):
-            self.delay_until_recursion = delay_level
-        else:
-            self.delay_until_recursion = 0
+        self.delay_until_recursion = delay_level if js_truthy(delay_level) else 0
         # `probability === 100` skips the roll (no random number drawn); `roll <= probability` coerces.
         self.probability = js_number(raw["probability"]) if "probability" in raw else math.nan
         self.probability_exact_100 = _strict_int(raw.get("probability")) == 100
         self.use_probability = _flag(raw, "useProbability")
-        self.depth = _number(raw, "depth", None)
+        self.depth = raw.get("depth", UNDEFINED)  # read by the assembly with ?? and ===, injected as Number()
         self.outlet = raw.get("outletName") if isinstance(raw.get("outletName"), str) else ""
         self.group = raw.get("group") if isinstance(raw.get("group"), str) else ""
         self.group_override = _flag(raw, "groupOverride")
         self.group_weight = raw.get("groupWeight")  # summed with JS `+`: strings concatenate
-        scan_depth = raw.get("scanDepth")
-        self.scan_depth = (
-            scan_depth if isinstance(scan_depth, int | float) and not isinstance(scan_depth, bool) else None
-        )
+        self.scan_depth = _scan_depth(raw)
         self.case_sensitive = _optional_bool(raw, "caseSensitive")
         self.match_whole_words = _optional_bool(raw, "matchWholeWords")
         self.use_group_scoring = _optional_bool(raw, "useGroupScoring")
-        role = raw.get("role")
-        self.role = role if isinstance(role, int) and not isinstance(role, bool) else None
-        self.sticky = _number(raw, "sticky", 0) or 0
-        self.cooldown = _number(raw, "cooldown", 0) or 0
-        self.delay = _number(raw, "delay", 0) or 0
+        self.role = raw.get("role", UNDEFINED)  # like depth
+        self.sticky = _timed(raw, "sticky")
+        self.cooldown = _timed(raw, "cooldown")
+        self.delay = _timed(raw, "delay")
         triggers = raw.get("triggers")
         self.triggers = [t for t in triggers if isinstance(t, str)] if isinstance(triggers, list) else []
         cf = raw.get("characterFilter")
@@ -322,6 +330,11 @@ class STEntry:
         self.fast_secondary: list[int | None] = []
         self.slow = False
         self.plain_gate = False  # no check but the keys can stop it (set by the pool)
+
+    @property
+    def shown_order(self) -> float | None:
+        """The order to report: None when it is not a number."""
+        return None if self.order != self.order else self.order
 
     @property
     def title(self) -> str:
@@ -354,7 +367,7 @@ class STPool:
     regexes: dict[str, JSRegex | str | None] = field(default_factory=dict)
     max_scan_depth: int = 0  # the largest per-entry scanDepth
     delayed: list[int] = field(default_factory=list)  # entries with a delay
-    levels: list[int | float] = field(default_factory=list)  # delayUntilRecursion levels, ascending
+    levels: list[Any] = field(default_factory=list)  # delayUntilRecursion levels, as ST sorts them
     # One shared "no key matched" record per entry, in load order: the common case of the log,
     # built once (records are read-only once returned).
     no_match: list[LogRecord] = field(default_factory=list)
@@ -396,3 +409,26 @@ def parse_regex_key(pool: STPool, key: str) -> JSRegex | str | None:
                     pool.warnings.append(message)
     pool.regexes[key] = compiled
     return compiled
+
+
+def recursion_levels(entries: list[STEntry]) -> list[Any]:
+    """``availableRecursionDelayLevels``: ``[...new Set(truthy delayUntilRecursion, true as 1)]`` sorted
+    with ``(a, b) => a - b``. The Set keeps 1 and "1" apart (and every array or object), so both become
+    levels; the sort is V8's (a level like "abc" makes the comparator NaN)."""
+    seen: set[tuple[str, Any]] = set()
+    levels: list[Any] = []
+    for entry in entries:
+        level = entry.delay_until_recursion
+        if not level:
+            continue
+        level = 1 if level is True else level
+        if isinstance(level, int | float):
+            identity: tuple[str, Any] = ("number", float(level))
+        elif isinstance(level, str):
+            identity = ("string", level)
+        else:
+            identity = ("object", id(level))
+        if identity not in seen:
+            seen.add(identity)
+            levels.append(level)
+    return sort_ascending_by(levels, js_number)

@@ -9,20 +9,20 @@ widening, delayed recursion levels, timed effects and the request log.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..chat import Chat, Message
 from ..jsregex import JSRegex
-from ..jsvalue import js_add, js_less_equal, js_number, js_trim
+from ..jssort import sort_descending_by
+from ..jsvalue import js_add, js_less_equal, js_less_than, js_number, js_round, js_trim
 from ..keyindex import plain_match
 from ..result import Activation, LogRecord, Reason, Result
 from ..state import ChatState
 from ..tokenizers import Tokenizer
+from .st_assembly import Placed, assemble
 from .st_entries import (
     AND_ALL,
     AND_ANY,
-    DEFAULT_DEPTH,
     DEFAULT_WEIGHT,
     INITIAL,
     LOGIC_NAMES,
@@ -32,7 +32,6 @@ from .st_entries import (
     NOT_ANY,
     POSITIONS,
     RECURSION,
-    ROLES,
     UNUSABLE,
     STEntry,
     STPool,
@@ -68,23 +67,6 @@ class _Hits:
         self.sources: set[str] = set()
         self.injects = False
         self.recursion = False
-
-
-def _assembly_order(entries: Iterable[STEntry]) -> list[STEntry]:
-    """Assembly walks the entries by order descending (sortFn, stable); every position list is
-    built with ``unshift`` (so it ends up ascending) except the outlets, built with ``push``
-    (highest order first). The flat list keeps the ascending sequence; the slots held by one
-    outlet's entries are refilled in that outlet's own (descending) order."""
-    ascending = sorted(entries, key=lambda e: -e.order)
-    ascending.reverse()
-    outlets: dict[str, list[STEntry]] = {}
-    for entry in ascending:
-        if entry.position == 7:
-            outlets.setdefault(entry.outlet, []).append(entry)
-    if not outlets:
-        return ascending
-    queues = {name: list(reversed(members)) for name, members in outlets.items()}
-    return [queues[e.outlet].pop(0) if e.position == 7 else e for e in ascending]
 
 
 class _Groups:
@@ -144,7 +126,7 @@ class _Groups:
             return
         if len(group) <= 1:
             return
-        prios = sorted((e for e in group if e.group_override), key=lambda e: -e.order)
+        prios = sort_descending_by([e for e in group if e.group_override], lambda e: e.order)  # sortFn
         if prios:
             for entry in group:
                 if entry is not prios[0]:
@@ -258,19 +240,29 @@ class STScan:
         for kid in self._note(text):
             self._hit(kid).recursion = True
 
-    def entry_depth(self, entry: STEntry) -> int:
-        depth = entry.scan_depth if entry.scan_depth is not None else self.settings.depth + self.skew
-        return int(min(depth, MAX_SCAN_DEPTH)) if depth > 0 else 0
+    def entry_window(self, entry: STEntry) -> int | None:
+        """``WorldInfoBuffer.get`` with ``depth = entry.scanDepth ?? global``: None when ``depth <= 0``
+        (nothing at all is scanned), else how many messages ``slice(0, depth)`` takes (at most 1000).
+        A depth that is no whole number still scans: "1" takes one message, 0.5 or "abc" none, but
+        the match sources, injected prompts and recursion text are appended all the same."""
+        depth = entry.scan_depth
+        if depth is None:
+            depth = self.settings.depth + self.skew
+        if depth <= 0:
+            return None
+        if depth > MAX_SCAN_DEPTH:
+            return MAX_SCAN_DEPTH
+        return int(depth) if depth == depth else 0
 
     def _where(self, entry: STEntry, kid: int, scan_state: int) -> str | None:
         """Where key ``kid`` is visible to ``entry`` (None = not visible)."""
         hit = self.hits.get(kid)
         if hit is None:
             return None
-        depth = self.entry_depth(entry)
-        if depth <= 0:
+        window = self.entry_window(entry)
+        if window is None:
             return None
-        if hit.first_message < depth:
+        if hit.first_message < window:
             return f"message {hit.first_message} (0 = newest)"
         for source in entry.sources:
             if source in hit.sources:
@@ -283,11 +275,11 @@ class STScan:
 
     def text_for(self, entry: STEntry, scan_state: int) -> str:
         """``WorldInfoBuffer.get``: the exact scan text (used by the per-entry path and scoring)."""
-        depth = self.entry_depth(entry)
-        if depth <= 0:
+        window = self.entry_window(entry)
+        if window is None:
             return ""
         joiner = "\n\x01"
-        text = "\x01" + joiner.join(self.messages[:depth])
+        text = "\x01" + joiner.join(self.messages[:window])
         for source in entry.sources:
             if self.source_text[source]:
                 text += joiner + self.source_text[source]
@@ -340,6 +332,8 @@ class STScan:
     # ---- timed effects (sillytavern.md §7.10) ---------------------------------------
 
     def _effect(self, entry: STEntry, kind: str, protected: bool) -> dict[str, Any]:
+        """``end = chat.length + Number(entry[type])``: "5" lasts 5 messages; a truthy non-number
+        ("abc") gives NaN, which never ends (``chat.length >= NaN`` is false)."""
         amount = entry.sticky if kind == "sticky" else entry.cooldown
         return {"hash": entry.hash, "start": self.chat_length, "end": self.chat_length + amount, "protected": protected}
 
@@ -364,12 +358,12 @@ class STScan:
                             del store[key]
                         continue
                     amount = entry.sticky if kind == "sticky" else entry.cooldown
-                    if not amount:
+                    if amount is None:  # `!entry[type]`: not configured for this effect (any more)
                         del store[key]
                         continue
                     if self.chat_length >= end:
                         del store[key]
-                        if kind == "sticky" and entry.cooldown:
+                        if kind == "sticky" and entry.cooldown is not None:
                             # Sticky expiry starts a protected cooldown at once.
                             self.state.timed.setdefault("cooldown", {})[entry.state_key] = self._effect(
                                 entry, "cooldown", True
@@ -379,7 +373,7 @@ class STScan:
                     self.buffers[kind].add(entry.hash)
         for i in self.pool.delayed:
             entry = self.pool.entries[i]
-            if self.chat_length < entry.delay:
+            if entry.delay is not None and self.chat_length < entry.delay:  # NaN never delays
                 self.buffers["delay"].add(entry.hash)
         if self.buffers["sticky"]:
             self.sticky_indexes = [e.index for e in self.pool.entries if e.hash in self.buffers["sticky"]]
@@ -394,7 +388,7 @@ class STScan:
             for kind in ("sticky", "cooldown"):
                 amount = entry.sticky if kind == "sticky" else entry.cooldown
                 store = self.state.timed.setdefault(kind, {})
-                if amount and entry.state_key not in store:
+                if amount is not None and entry.state_key not in store:
                     store[entry.state_key] = self._effect(entry, kind, False)
 
     # ---- the candidate checks (sillytavern.md §7 step 5) ----------------------------
@@ -455,8 +449,9 @@ class STScan:
         recursing = scan_state == RECURSION
         if not recursing and entry.delay_until_recursion:
             return f"{Reason.RECURSION_RULE}:delayUntilRecursion"
-        if recursing and entry.delay_until_recursion and entry.delay_until_recursion > level:
-            return f"{Reason.RECURSION_RULE}:delayUntilRecursion level {entry.delay_until_recursion} > {level}"
+        if recursing and entry.delay_until_recursion and js_less_than(level, entry.delay_until_recursion):
+            # `entry.delayUntilRecursion > currentLevel` with JavaScript's `>` ("1" > 1 is false, "9" > "10" true)
+            return f"{Reason.RECURSION_RULE}:delayUntilRecursion level {entry.delay_until_recursion!r} > {level!r}"
         if recursing and self.settings.recursive and entry.exclude_recursion:
             return f"{Reason.RECURSION_RULE}:excludeRecursion"
         return None
@@ -559,7 +554,8 @@ class STScan:
         s = self.settings
         entries = self.pool.entries
         self.check_timed_effects()
-        budget = round(s.budget * s.max_context / 100) or 1
+        budget = js_round(s.budget * s.max_context / 100) or 1  # Math.round: 1024.5 is 1025
+        budget = 1 if budget != budget else int(budget)  # NaN || 1
         if s.budget_cap > 0 and budget > s.budget_cap:
             budget = s.budget_cap
         levels = list(self.pool.levels)
@@ -704,21 +700,16 @@ class STScan:
 
     def _result(self, activated: dict[str, STEntry], budget: int, steps: int) -> Result:
         result = Result("sillytavern", budget=budget, steps=steps, turn=len(self.chat.messages))
-        # Assembly walks the entries by order descending (sortFn); every list but the outlets
-        # is built with unshift (so ends up ascending), the outlets with push (descending).
-        placed = _assembly_order(activated.values())
+        assembly = assemble(activated.values(), lambda e: self.chat.substitute(e.content))
+        for index, why in assembly.unplaced.items():
+            record = self.records.get(index)
+            if record is not None:
+                record.detail = (record.detail + "; " if record.detail else "") + f"{why}: nothing injected"
         used = 0
-        for entry in placed:
-            content = self.chat.substitute(entry.content)
-            unplaced = self._unplaced(entry, content)
-            if unplaced:
-                record = self.records.get(entry.index)
-                if record is not None:
-                    record.detail = (record.detail + "; " if record.detail else "") + f"{unplaced}: nothing injected"
-                continue
-            tokens = self.tokenizer.count(content)
+        for placed in assembly.placed:
+            tokens = self.tokenizer.count(placed.content)
             used += tokens
-            result.activated.append(self._activation(entry, content, tokens))
+            result.activated.append(self._activation(placed, tokens))
         result.tokens_used = used
         # The log lists entries in load order (book, then file order), not in scan order.
         log = list(self.pool.no_match)  # by load order; most entries simply did not match
@@ -736,31 +727,18 @@ class STScan:
         return result
 
     @staticmethod
-    def _unplaced(entry: STEntry, content: str) -> str | None:
-        """Why assembly places a fired entry nowhere (sillytavern.md §7 step 9), or None."""
-        if not content:
-            return "empty content"
-        if entry.position == 7 and not entry.outlet:
-            return "outlet position without an outlet name"
-        if entry.position_raw is None:
-            # switch (entry.position) has no case for undefined/null and no default that places it.
-            return "no position (missing or null: ST's assembly switch matches no case)"
-        if entry.position not in POSITIONS:
-            return f"unknown position {entry.position_raw!r}"
-        return None
-
-    def _activation(self, entry: STEntry, content: str, tokens: int) -> Activation:
+    def _activation(placed: Placed, tokens: int) -> Activation:
+        entry = placed.entry
         position = entry.position
         assert position is not None
-        at_depth = position == 4
         return Activation(
             entry.entry_id,
             entry.title,
-            content,
+            placed.content,
             POSITIONS[position],
-            entry.order,
-            int(entry.depth if entry.depth is not None else DEFAULT_DEPTH) if at_depth else None,
-            ROLES.get(entry.role if entry.role is not None else 0, "system") if at_depth else None,
+            entry.shown_order,
+            placed.depth,
+            placed.role,
             entry.outlet if position == 7 else None,
             tokens,
             entry.uid,
