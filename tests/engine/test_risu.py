@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from interop.engine import RisuSettings, evaluate, simulate
 from interop.engine.chat import Chat, Message
+from interop.engine.profiles.risu import migrate_entry
 from interop.engine.result import Reason
 from tests.engine.scenario import book, chat, fired, outcome, words
 
@@ -216,3 +217,39 @@ def test_depth_accepts_hexadecimal() -> None:
     entry = [{"key": "dragon", "content": "@@depth 0x4\nDragon lore.", "insertorder": 100}]
     result = evaluate([entry], _risu_chat("the dragon"), "risu")
     assert [(a.position, a.depth) for a in result.activated] == [("depth", 4)]
+
+
+# ---- issue 24 items 5 and 6 (RisuAI at kwaroran/RisuAI 460ecae2, 2025-12-31) ----------------
+
+
+def test_legacy_activation_percent_is_a_truth_test() -> None:
+    """``updateLorebooks`` (src/ts/characters.ts): ``bookVersion ??= 1``; below 2, ``if
+    (v.activationPercent)`` is a truth test and the value goes into a template literal. So 0 adds
+    no ``@@probability`` (the entry fires), "50" adds ``@@probability 50``, and a string "0" is
+    truthy and adds ``@@probability 0``; ``bookVersion: "2"`` passes ``>= 2`` and is left alone
+    (each case run through the real function in Node 20)."""
+    assert migrate_entry({"content": "A", "activationPercent": 0})["content"] == "A"
+    assert migrate_entry({"content": "B", "activationPercent": "50"})["content"] == "@@probability 50\nB"
+    assert migrate_entry({"content": "C", "activationPercent": 0.5})["content"] == "@@probability 0.5\nC"
+    assert migrate_entry({"content": "D", "activationPercent": "0"})["content"] == "@@probability 0\nD"
+    kept = {"content": "E", "activationPercent": 30, "bookVersion": "2"}
+    assert migrate_entry(kept) is kept
+    entries = [{"key": "tide", "content": "Tide lore.", "insertorder": 1, "activationPercent": 0}]
+    assert fired(evaluate([entries], Chat((Message("Alex", "user", "tide"),)), "risu")) == ["book0#0"]
+
+
+def test_string_insertorder_sorts_as_a_number() -> None:
+    """``loadLoreBookV3Prompt`` keeps ``order`` and ``priority`` as the raw ``insertorder`` and sorts
+    with ``b.priority - a.priority`` and ``b.order - a.order``: subtraction converts "10" to 10,
+    so a string sorts numerically (budget walk by priority, output ascending by order)."""
+    entries = [
+        {"key": "", "alwaysActive": True, "content": "ten", "insertorder": "10", "comment": "a"},
+        {"key": "", "alwaysActive": True, "content": "two", "insertorder": "2", "comment": "b"},
+        {"key": "", "alwaysActive": True, "content": "five", "insertorder": 5, "comment": "c"},
+    ]
+    talk = Chat((Message("Alex", "user", "hello"),))
+    result = evaluate([entries], talk, "risu")
+    assert [a.content for a in result.activated] == ["two", "five", "ten"]
+    assert [a.order for a in result.activated] == [2, 5, 10]
+    tight = RisuSettings(token_budget=result.activated[0].tokens)  # room for one entry: the highest priority
+    assert [a.content for a in evaluate([entries], talk, "risu", settings=tight).activated] == ["ten"]

@@ -1,4 +1,4 @@
-"""Issue 12: the SillyTavern classes where the engine differed from the real app.
+"""Issues 12 and 24: the SillyTavern classes where the engine differed from the real app.
 
 Each expected result is read from SillyTavern's source (1.15-era ``public/scripts/world-info.js``:
 ``checkWorldInfo``, ``WorldInfoBuffer``, ``filterByInclusionGroups``, ``parseRegexFromString``;
@@ -14,7 +14,8 @@ import random
 from typing import Any
 
 from interop.engine import STSettings, evaluate, simulate
-from interop.engine.chat import Chat, Message, chat_from_records
+from interop.engine.chat import Character, Chat, Message, chat_from_records
+from interop.engine.profiles.sillytavern import STBook
 from interop.engine.result import Reason
 from interop.engine.tokenizers import CharsTokenizer
 from tests.engine.scenario import fired
@@ -295,3 +296,206 @@ def test_character_estimate_counts_utf16_units() -> None:
     assert tokenizer.count("\U0001f600\U0001f600") == 2  # 4 units / 3.35 -> 2 (code points would give 1)
     assert tokenizer.count("abc") == 1
     assert CharsTokenizer(unit="utf8").count("\U0001f600") == 2  # later ST: 4 UTF-8 bytes / 3.35
+
+
+# =============================================================================================
+# Issue 24: the last differences, read in SillyTavern 1.15.0 (release merge 1c0e7ea95, 2025-12-28)
+# and confirmed by running its checkWorldInfo (with Generate's handling of the lists it returns)
+# in Node 20 on 4,036 random turns: the fired sets and the prompt lists agree.
+# =============================================================================================
+
+
+def dragon(uid: int, **fields: Any) -> dict[str, Any]:
+    return {"uid": uid, "key": ["dragon"], "content": f"C{uid}", **fields}
+
+
+# ---- 24.1 example-message entries ---------------------------------------------------------
+
+
+def test_example_message_top_entries_highest_order_first() -> None:
+    """``checkWorldInfo`` builds ``EMEntries`` with ``unshift`` (ascending by order); ``Generate``
+    (public/script.js, "Add message example WI") then ``mesExamplesArray.unshift``s every
+    ``wi_anchor_position.before`` entry and ``push``es every ``after`` one. The top entries end up
+    highest order first, the bottom ones ascending."""
+    result = run(
+        {
+            "0": dragon(0, order=10, position=5),
+            "1": dragon(1, order=90, position=5),
+            "2": dragon(2, order=50, position=5),
+            "3": dragon(3, order=80, position=6),
+            "4": dragon(4, order=20, position=6),
+        }
+    )
+    assert [a.entry_id for a in result.activated if a.position == "em_top"] == ["w.1", "w.2", "w.0"]
+    assert [a.entry_id for a in result.activated if a.position == "em_bottom"] == ["w.4", "w.3"]
+
+
+# ---- 24.2 numeric fields written as strings or floats --------------------------------------
+
+
+def turns_chat(*texts: str) -> Chat:
+    """The greeting, then alternating user/assistant messages: one turn per reply plus the pending one."""
+    messages = [GREETING]
+    for i, text in enumerate(texts):
+        messages.append(Message("Alex", "user", text) if i % 2 == 0 else Message("Mira", "assistant", text))
+    return Chat(tuple(messages), user="Alex")
+
+
+def test_sticky_and_cooldown_strings_are_numbers() -> None:
+    """``WorldInfoTimedEffects``: ``if (!entry[type]) return`` is a truth test and the effect ends at
+    ``chat.length + Number(entry[type])``, so ``sticky: "5"`` sticks for five messages and
+    ``cooldown: "3"`` holds the entry back for three."""
+    chat = turns_chat("Tell me about the dragon.", "It sleeps.", "And the guild?", "They meet.", "Anything else?")
+    world = {
+        "entries": {
+            "0": {"uid": 0, "key": ["dragon"], "content": "S", "position": 0, "sticky": "5"},
+            "1": {"uid": 1, "key": ["dragon", "guild"], "content": "K", "position": 0, "cooldown": "3"},
+        }
+    }
+    results = simulate([("w", world)], chat, "sillytavern", settings=STSettings(depth=1))
+    # one turn per reply plus the pending one: prompts of 2, 4 and 6 messages, scanning the newest only.
+    # Fired at length 2: sticky until 2 + 5 = 7, cooldown until 2 + 3 = 5.
+    got = [(r.turn, fired(r)) for r in results]
+    assert got == [(2, ["w.0", "w.1"]), (4, ["w.0"]), (6, ["w.0"])]
+    assert results[1].record("w.0").reason == Reason.STICKY
+    assert results[1].record("w.1").reason == Reason.COOLDOWN  # "guild" is there, but 2 < 2 + 3
+
+
+def test_delay_string_compares_as_number() -> None:
+    """``#checkDelayEffect``: ``if (!entry.delay) continue; if (chat.length < entry.delay)`` (``<``
+    converts "5" to 5): the entry waits until the chat has five messages."""
+    entry = dragon(0, position=0, delay="5")
+    assert fired(run({"0": entry})) == []
+    assert run({"0": entry}).record("w.0").reason == Reason.DELAY
+    longer = turns_chat("Tell me about the dragon.", "Which one?", "The red dragon.", "Ah.")
+    assert fired(run({"0": entry}, chat=longer)) == ["w.0"]  # 5 messages: 5 < 5 is false
+
+
+def test_scan_depth_strings_and_fractions() -> None:
+    """``WorldInfoBuffer.get``: ``depth = entry.scanDepth ?? global``; ``if (depth <= 0) return ''``;
+    then ``depthBuffer.slice(0, depth)`` and the match sources and recursion buffer appended. So
+    "1" scans the newest message, "0" scans nothing at all, and 0.5 (``slice(0, 0.5)`` takes
+    none) still scans the character description."""
+    greeting = Message("Mira", "assistant", "The guild waits.", greeting=True)
+    chat = Chat((greeting, ASK), user="Alex", character=Character(name="Mira", description="A guild hall."))
+    entries = {
+        "0": {"uid": 0, "key": ["guild"], "content": "A", "position": 0, "scanDepth": "1"},
+        "1": {"uid": 1, "key": ["waits"], "content": "B", "position": 0, "scanDepth": "1"},
+        "2": {"uid": 2, "key": ["dragon"], "content": "C", "position": 0, "scanDepth": "0"},
+        "3": {"uid": 3, "key": ["hall"], "content": "D", "position": 0, "scanDepth": 0.5},
+        "4": {"uid": 4, "key": ["dragon"], "content": "E", "position": 0, "scanDepth": 0.5},
+    }
+    entries["3"]["matchCharacterDescription"] = True
+    result = run(
+        entries,
+        chat=chat,
+        settings=STSettings(recursive=False),
+    )
+    assert fired(result) == ["w.0", "w.3"]
+    assert result.record("w.3").where == "description"
+
+
+def test_delay_until_recursion_string_is_a_level() -> None:
+    """``delayUntilRecursion: "1"`` is truthy: the entry is held back outside recursion, its level is
+    the string "1" (``[...new Set(...)]`` keeps it as written) and ``"1" > 1`` is false, so it
+    fires in the first recursion pass, through the content of an entry that fired before."""
+    result = run(
+        {
+            "0": {"uid": 0, "key": ["dragon"], "content": "The griffin sleeps.", "position": 0},
+            "1": {"uid": 1, "key": ["dragon", "griffin"], "content": "B", "position": 0, "delayUntilRecursion": "1"},
+        }
+    )
+    assert fired(result) == ["w.0", "w.1"]
+    assert result.record("w.1").step == 2
+    assert "delayUntilRecursion" in history(result.record("w.1"))
+
+
+def test_depth_and_role_strings_and_floats_go_through_number() -> None:
+    """``Generate`` registers each ``WIDepthEntries`` group with ``setExtensionPrompt(..., e.depth,
+    false, e.role)``, which stores ``depth: Number(depth)`` and ``role: Number(role ?? SYSTEM)``:
+    ``depth: "2"`` is injected at depth 2, ``role: "1"`` as the user and ``role: 2.0`` as the
+    assistant (``doChatInject`` picks roles 0, 1, 2 with ``===``)."""
+    result = run(
+        {
+            "0": dragon(0, position=4, depth="2"),
+            "1": dragon(1, position=4, depth=1, role="1"),
+            "2": dragon(2, position=4, depth=3, role=2.0),
+        }
+    )
+    where = {a.entry_id: (a.depth, a.role) for a in result.activated}
+    assert where == {"w.0": (2, "system"), "w.1": (1, "user"), "w.2": (3, "assistant")}
+
+
+# ---- 24.3 at-depth entries with depth missing, null or fractional -------------------------
+
+
+def test_at_depth_missing_null_and_fractional_depths() -> None:
+    """The assembly looks for a group with ``e.depth === (entry.depth ?? DEFAULT_DEPTH)`` but opens a
+    new one with ``depth: entry.depth`` (raw). ``Number(undefined)`` is NaN and ``Number(2.5)`` no
+    whole depth, so ``doChatInject`` (``x.depth === i`` for i = 0..10000) never injects those;
+    ``Number(null)`` is 0. A missing depth joins a same-role depth-4 group opened by an entry with
+    a higher order (walked first), and is then injected at depth 4."""
+    alone = run(
+        {
+            "0": dragon(0, position=4, order=50),
+            "1": dragon(1, position=4, order=40, depth=None),
+            "2": dragon(2, position=4, order=30, depth=2.5),
+            "3": dragon(3, position=4, order=20, depth=-1),
+        }
+    )
+    assert fired(alone) == ["w.0", "w.1", "w.2", "w.3"]
+    assert [(a.entry_id, a.depth) for a in alone.activated] == [("w.1", 0)]
+    assert "depth missing" in alone.record("w.0").detail and "nothing injected" in alone.record("w.0").detail
+    assert "2.5" in alone.record("w.2").detail
+    joined = run({"0": dragon(0, position=4, order=90, depth=4), "1": dragon(1, position=4, order=50)})
+    assert [(a.entry_id, a.depth) for a in joined.activated] == [("w.1", 4), ("w.0", 4)]
+    later = run({"0": dragon(0, position=4, order=10, depth=4), "1": dragon(1, position=4, order=50)})
+    assert [(a.entry_id, a.depth) for a in later.activated] == [("w.0", 4)]  # w.1's group came first
+
+
+def test_at_depth_groups_with_the_same_prompt_key_replace_each_other() -> None:
+    """``setExtensionPrompt(`customDepthWI_${e.depth}_${e.role}`, ...)``: ``depth: "2"`` and ``depth: 2``
+    open two groups (``"2" === 2`` is false) with one key, so the group registered later replaces
+    the earlier one and the earlier group's entries are not in the prompt."""
+    result = run({"0": dragon(0, position=4, order=90, depth=2), "1": dragon(1, position=4, order=50, depth="2")})
+    assert [(a.entry_id, a.depth) for a in result.activated] == [("w.1", 2)]
+    assert "replaced it" in result.record("w.0").detail
+
+
+# ---- 24.4 budget rounding -------------------------------------------------------------------
+
+
+def test_budget_rounds_half_up_like_math_round() -> None:
+    """``budget = Math.round(world_info_budget * maxContext / 100) || 1``: 25 % of 4098 is 1024.5,
+    which ``Math.round`` makes 1025 (Python's ``round`` would give 1024)."""
+    assert run({"0": dragon(0)}, settings=STSettings(max_context=4098)).budget == 1025
+    assert run({"0": dragon(0)}, settings=STSettings(max_context=4102)).budget == 1026  # 1025.5
+
+
+# ---- 24.7 order missing or not a number: V8's sort ------------------------------------------
+
+
+def test_missing_order_placed_by_v8_sort() -> None:
+    """``sortFn = (a, b) => b.order - a.order`` is NaN for an entry without ``order``; SortCompare
+    reads NaN as 0, so the order comes from V8's TimSort. Orders [none, 10, 150, none, 50, 200]:
+    Node 20 sorts the book to uids 0, 5, 2, 4, 1, 3 (``getSortedEntries``), and the assembly's
+    second sort plus ``unshift`` gives the before-character list 3, 1, 4, 2, 5, 0 (both checked by
+    running ``Array.prototype.sort`` in Node). The trace names the quirk."""
+    orders = [None, 10, 150, None, 50, 200]
+    entries = {str(i): dragon(i, position=0) | ({} if o is None else {"order": o}) for i, o in enumerate(orders)}
+    result = run(entries)
+    assert placed(result) == ["w.3", "w.1", "w.4", "w.2", "w.5", "w.0"]
+    assert "V8's sort" in result.record("w.0").detail
+    assert "V8's sort" not in result.record("w.1").detail
+
+
+def test_evenly_strategy_sorts_global_entries_before_character_ones() -> None:
+    """``getSortedEntries``: "evenly" (and an unknown strategy) is ``[...globalLore,
+    ...characterLore].sort(sortFn)``; the sort is stable, so at equal order a global entry comes
+    before a character entry, activates first, and after the assembly's ``unshift`` sits after it."""
+    global_book = STBook("g", {"entries": {"0": dragon(0, position=0, order=50)}}, "global")
+    character_book = STBook("c", {"entries": {"0": dragon(0, position=0, order=50)}}, "character")
+    for strategy, expected in ((0, ["c.0", "g.0"]), (7, ["c.0", "g.0"]), (1, ["g.0", "c.0"])):
+        settings = STSettings(character_strategy=strategy)
+        result = evaluate([character_book, global_book], CHAT, "sillytavern", settings=settings)
+        assert placed(result) == expected, strategy

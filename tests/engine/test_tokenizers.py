@@ -28,8 +28,11 @@ def test_identical_runs_agree_whatever_the_hash_seed() -> None:
     script = f"from interop.engine.tokenizers import ApproxTokenizer; print(ApproxTokenizer().count({text!r}))"
     counts = {
         subprocess.run(
-            [sys.executable, "-c", script], env={**os.environ, "PYTHONHASHSEED": seed},
-            capture_output=True, text=True, check=True,
+            [sys.executable, "-c", script],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout.strip()
         for seed in ("1", "2")
     }

@@ -113,8 +113,10 @@ def _injection(group: _DepthGroup) -> tuple[int, str] | str:
     return int(depth), ROLES.get(int(role), "system")
 
 
-def _depth_layout(ordered: list[STEntry], unplaced: dict[int, str]) -> dict[int, tuple[int, str]]:
-    """WIDepthEntries, then setExtensionPrompt per group: entry index -> (depth, role) of those injected."""
+def _depth_layout(ordered: list[STEntry], unplaced: dict[int, str]) -> dict[int, tuple[int, str, bytes, int]]:
+    """WIDepthEntries, then setExtensionPrompt per group: entry index -> (depth, role) where it is
+    injected, with its rank there: ``getExtensionPrompt`` joins the prompts of one depth and role in
+    ``Object.keys(extension_prompts).sort()`` order (UTF-16 code units), each group in member order."""
     groups: list[_DepthGroup] = []
     for entry in ordered:
         if entry.position == AT_DEPTH and entry.index not in unplaced:
@@ -129,14 +131,14 @@ def _depth_layout(ordered: list[STEntry], unplaced: dict[int, str]) -> dict[int,
                     f"prompt key {group.key!r} of a later group, which replaced it (ST quirk)"
                 )
         by_key[group.key] = group
-    layout: dict[int, tuple[int, str]] = {}
-    for group in by_key.values():
+    layout: dict[int, tuple[int, str, bytes, int]] = {}
+    for key, group in by_key.items():
         where = _injection(group)
-        for member in group.members:
+        for rank, member in enumerate(group.members):
             if isinstance(where, str):
                 unplaced[member.index] = where
             else:
-                layout[member.index] = where
+                layout[member.index] = (*where, key.encode("utf-16-be"), rank)
     return layout
 
 
@@ -151,26 +153,32 @@ def assemble(activated: Iterable[STEntry], content_of: Callable[[STEntry], str])
             unplaced[entry.index] = reason
     depths = _depth_layout(ordered, unplaced)
     # Lists built with unshift end up ascending: the walk reversed. The slots of an outlet (push) and
-    # of the top example messages (unshifted once more by Generate) take their entries in walk order.
+    # of the top example messages (unshifted once more by Generate) take their entries in walk order;
+    # the slots of one injection depth and role take them in getExtensionPrompt's order.
     kept = [e for e in ordered if e.index not in unplaced]
     queues: dict[Any, list[STEntry]] = {}
     for entry in kept:
-        kind = _forward_kind(entry)
+        kind = _slot_kind(entry, depths)
         if kind is not None:
             queues.setdefault(kind, []).append(entry)
+    for kind, queue in queues.items():
+        if kind[0] == "depth":
+            queue.sort(key=lambda e: depths[e.index][2:])
     placed: list[Placed] = []
     for entry in reversed(kept):
-        kind = _forward_kind(entry)
+        kind = _slot_kind(entry, depths)
         chosen = queues[kind].pop(0) if kind is not None else entry
-        depth, role = depths.get(chosen.index, (None, None))
+        depth, role = depths[chosen.index][:2] if chosen.index in depths else (None, None)
         placed.append(Placed(chosen, contents[chosen.index], depth, role))
     return Assembly(placed, unplaced)
 
 
-def _forward_kind(entry: STEntry) -> Any:
-    """The lists whose entries stay in walk order (highest order first), or None."""
+def _slot_kind(entry: STEntry, depths: dict[int, tuple[int, str, bytes, int]]) -> tuple[Any, ...] | None:
+    """The lists whose order is not simply ascending, or None."""
     if entry.position == OUTLET:
         return ("outlet", entry.outlet)
     if entry.position == EM_TOP:
-        return "em_top"
+        return ("em_top",)
+    if entry.position == AT_DEPTH:
+        return ("depth", *depths[entry.index][:2])
     return None
