@@ -1,9 +1,9 @@
 """SillyTavern World Info activation (sillytavern.md §7, §1.2-1.4), over native world dicts.
 
 Entries are read as ST's runtime sees a world file: absent fields behave as
-JavaScript ``undefined`` (no template fill), except where ``undefined`` would
-make an entry unsortable or unplaceable (``order`` 100, ``position`` 0,
-``depth`` 4, ``role`` system, ``groupWeight`` 100: the template values).
+JavaScript ``undefined`` (no template fill) and other types go through the
+JavaScript operators ST applies to them; a missing or non-numeric ``order`` is
+sorted as V8 sorts it (``jssort``).
 
 Speed: plain keys of every entry go into one ``KeyIndex`` (Aho-Corasick per
 case class). Each scan segment (a message, a match* source, a recursion
