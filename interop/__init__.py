@@ -1,5 +1,6 @@
 """interop: lossless migration of character cards and lorebooks between AI roleplay apps."""
 
+from ._version import __version__
 from .api import Detection, detect, detect_all, read, read_bytes, write
 from .document import Document
 from .errors import (
@@ -15,8 +16,6 @@ from .errors import (
 )
 from .limits import DEFAULT_LIMITS, Limits
 from .model import Asset, Card, CardData, Lorebook, LorebookEntry
-
-__version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_LIMITS",

@@ -22,8 +22,20 @@ def test_wheel_contains_data_folders(tmp_path: Path) -> None:
         check=True,
         capture_output=True,
     )
-    wheel = next(tmp_path.glob("interop-*.whl"))
-    names = set(zipfile.ZipFile(wheel).namelist())
+    wheel = next(tmp_path.glob("interop_cards-*.whl"))
+    archive = zipfile.ZipFile(wheel)
+    names = set(archive.namelist())
+    assert "interop/py.typed" in names  # PEP 561: type checkers use the package's own hints
+    assert "interop/__main__.py" in names  # python -m interop
+    dist_info = next(n.split("/")[0] for n in names if n.endswith(".dist-info/METADATA"))
+    assert f"{dist_info}/licenses/LICENSE" in names
+    metadata = archive.read(f"{dist_info}/METADATA").decode("utf-8")
+    assert "Name: interop-cards" in metadata
+    assert "License-Expression: MIT" in metadata
+    assert "Provides-Extra: service" in metadata and "Provides-Extra: all" in metadata
+    # the core a converting user installs carries no server, queue or PostgreSQL stack
+    core = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:") and "extra ==" not in line]
+    assert core and not any(name in line for line in core for name in ("fastapi", "celery", "psycopg", "uvicorn"))
     mappings = {p.name for p in (REPO / "mappings").glob("*.json")}
     assert mappings, "no mapping tables in the repo"
     for name in mappings:

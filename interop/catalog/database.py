@@ -118,6 +118,8 @@ def make_engine(url: str) -> Engine:
         return engine
     try:
         return create_engine(parsed, pool_pre_ping=True)
+    except ModuleNotFoundError:
+        raise  # the driver is an optional extra: the CLI names the pip command for it (exit 5)
     except Exception as exc:  # missing driver and the like
         raise CatalogError(f"cannot use database: {exc}", file=_safe(parsed)) from None
 

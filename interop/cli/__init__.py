@@ -3,7 +3,7 @@
 Exit codes: 0 success; 1 a check failed (validation errors, a round trip that
 is not identical, ``--strict`` fidelity); 2 usage error; 3 an input could not
 be read (bad, truncated, oversized, unsafe); 4 internal error (a bug: rerun
-with ``--debug`` for the traceback).
+with ``--debug`` for the traceback); 5 an optional extra is not installed.
 """
 
 from __future__ import annotations
@@ -29,9 +29,19 @@ from . import (
     worker_cmd,
 )
 from .common import parse_limits
-from .exits import EXIT_CHECK_FAILED, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
+from .exits import EXIT_CHECK_FAILED, EXIT_INPUT, EXIT_INTERNAL, EXIT_MISSING_EXTRA, EXIT_OK, EXIT_USAGE
+from .extras import MissingExtraError, extra_for
 
-__all__ = ["EXIT_CHECK_FAILED", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE", "cli", "main"]
+__all__ = [
+    "EXIT_CHECK_FAILED",
+    "EXIT_INPUT",
+    "EXIT_INTERNAL",
+    "EXIT_MISSING_EXTRA",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "cli",
+    "main",
+]
 
 
 class InteropGroup(click.Group):
@@ -52,6 +62,18 @@ class InteropGroup(click.Group):
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             ctx.exit(141)
+        except MissingExtraError as exc:
+            click.echo(f"interop: error: {exc}", err=True)
+            ctx.exit(EXIT_MISSING_EXTRA)
+        except ModuleNotFoundError as exc:
+            # an optional extra's module, reached by whatever import path (a PostgreSQL URL makes
+            # SQLAlchemy import psycopg): name the pip command rather than print a traceback
+            extra = extra_for(exc)
+            if extra is None or (ctx.obj and ctx.obj.get("debug")):
+                raise
+            what = f"`interop {ctx.invoked_subcommand}`" if ctx.invoked_subcommand else None
+            click.echo(f"interop: error: {MissingExtraError(extra, exc.name or extra, what)}", err=True)
+            ctx.exit(EXIT_MISSING_EXTRA)
         except KeyboardInterrupt:
             click.echo("interop: interrupted", err=True)
             ctx.exit(130)
@@ -72,13 +94,27 @@ class InteropGroup(click.Group):
     help="Override an input size limit, e.g. --limit max_file_bytes=1e9 --limit max_json_depth=512 "
     "(names: see interop.limits.Limits).",
 )
-@click.version_option(package_name="interop")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=lambda ctx, _param, value: _print_version(ctx) if value else None,
+    help="Show the version and exit.",
+)
 @click.pass_context
 def cli(ctx: click.Context, debug: bool, limits: tuple[str, ...]) -> None:
     """Move character cards and lorebooks between SillyTavern, RisuAI, Agnai and NovelAI without losing data."""
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug
     ctx.obj["limits"] = parse_limits(limits)
+
+
+def _print_version(ctx: click.Context) -> None:
+    from .._version import DISTRIBUTION, __version__  # metadata lookup only when asked
+
+    click.echo(f"interop ({DISTRIBUTION}) {__version__}")
+    ctx.exit(EXIT_OK)
 
 
 COMMANDS = (
