@@ -4,35 +4,26 @@ Exit codes: 0 success; 1 a check failed (validation errors, a round trip that
 is not identical, ``--strict`` fidelity); 2 usage error; 3 an input could not
 be read (bad, truncated, oversized, unsafe); 4 internal error (a bug: rerun
 with ``--debug`` for the traceback); 5 an optional extra is not installed.
+
+Commands are loaded lazily: ``interop --help`` imports click and this module
+only, and ``interop convert`` never imports the catalog, Alembic or FastAPI
+(benchmarks/cli_startup.py measures it).
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from typing import Any
 
 import click
 
-from ..errors import InteropError
-from . import (
-    activate_cmd,
-    catalog_cmd,
-    convert_cmd,
-    diff_cmd,
-    inspect_cmd,
-    migrate_cmd,
-    roundtrip_cmd,
-    schema_cmd,
-    serve_cmd,
-    validate_cmd,
-    worker_cmd,
-)
-from .common import parse_limits
 from .exits import EXIT_CHECK_FAILED, EXIT_INPUT, EXIT_INTERNAL, EXIT_MISSING_EXTRA, EXIT_OK, EXIT_USAGE
 from .extras import MissingExtraError, extra_for
 
 __all__ = [
+    "COMMANDS",
     "EXIT_CHECK_FAILED",
     "EXIT_INPUT",
     "EXIT_INTERNAL",
@@ -43,25 +34,49 @@ __all__ = [
     "main",
 ]
 
+COMMANDS: dict[str, tuple[str, str]] = {
+    "activate": ("activate_cmd", "Simulate lorebook activation: which entries fire on a platform, and why."),
+    "catalog": ("catalog_cmd", "Query the catalog of imported cards and lorebooks, export and upgrade it."),
+    "convert": ("convert_cmd", "Convert files to another format."),
+    "diff": ("diff_cmd", "Compare two files (any formats) field by field, entries matched."),
+    "inspect": ("inspect_cmd", "Show format, spec, name, counts, container parts and warnings."),
+    "migrate": ("migrate_cmd", "Import every card and lorebook under SOURCES into the catalog, converted."),
+    "roundtrip": ("roundtrip_cmd", "Convert each file to each target and back, and compare."),
+    "schema": ("schema_cmd", "Print the JSON Schema of the canonical model."),
+    "serve": ("serve_cmd", "Serve the HTTP API and the web page."),
+    "validate": ("validate_cmd", "Check cards and lorebooks against the spec."),
+    "worker": ("worker_cmd", "Run a Celery worker for `interop migrate --broker` runs."),
+}
+"""Command name -> (module in this package holding its click ``command``, the line ``--help`` lists).
+
+The line is kept here so ``interop --help`` need not import every command
+(tests/cli/test_startup.py checks each command's module exists and names that command)."""
+
 
 class InteropGroup(click.Group):
-    """Turns library errors into one line on stderr and a documented exit code."""
+    """Loads commands on first use; turns library errors into one line on stderr and a documented exit code."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*COMMANDS, *self.commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            module = importlib.import_module(f".{COMMANDS[cmd_name][0]}", __name__)
+            self.add_command(module.command, cmd_name)
+        return self.commands.get(cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # the listing from the table, without importing (and so timing) every command module
+        rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx) if name in COMMANDS]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
             raise
-        except InteropError as exc:
-            if ctx.obj and ctx.obj.get("debug"):
-                raise
-            click.echo(f"interop: error: {exc}", err=True)
-            ctx.exit(EXIT_INPUT)
-        except BrokenPipeError:
-            # The reader went away (``interop diff ... | head``): stop quietly, as Unix tools do.
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            ctx.exit(141)
         except MissingExtraError as exc:
             click.echo(f"interop: error: {exc}", err=True)
             ctx.exit(EXIT_MISSING_EXTRA)
@@ -69,45 +84,37 @@ class InteropGroup(click.Group):
             # an optional extra's module, reached by whatever import path (a PostgreSQL URL makes
             # SQLAlchemy import psycopg): name the pip command rather than print a traceback
             extra = extra_for(exc)
-            if extra is None or (ctx.obj and ctx.obj.get("debug")):
-                raise
+            if extra is None or _debug(ctx):
+                return self._internal(ctx, exc)
             what = f"`interop {ctx.invoked_subcommand}`" if ctx.invoked_subcommand else None
             click.echo(f"interop: error: {MissingExtraError(extra, exc.name or extra, what)}", err=True)
             ctx.exit(EXIT_MISSING_EXTRA)
+        except BrokenPipeError:
+            # The reader went away (``interop diff ... | head``): stop quietly, as Unix tools do.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            ctx.exit(141)
         except KeyboardInterrupt:
             click.echo("interop: interrupted", err=True)
             ctx.exit(130)
         except Exception as exc:
-            if ctx.obj and ctx.obj.get("debug"):
-                raise
-            click.echo(f"interop: internal error: {type(exc).__name__}: {exc} (rerun with --debug)", err=True)
-            ctx.exit(EXIT_INTERNAL)
+            from ..errors import InteropError  # only on the error path: keeps `--help` light
+
+            if isinstance(exc, InteropError) and not _debug(ctx):
+                click.echo(f"interop: error: {exc}", err=True)
+                ctx.exit(EXIT_INPUT)
+            return self._internal(ctx, exc)
+
+    @staticmethod
+    def _internal(ctx: click.Context, exc: BaseException) -> None:
+        if _debug(ctx):
+            raise exc
+        click.echo(f"interop: internal error: {type(exc).__name__}: {exc} (rerun with --debug)", err=True)
+        ctx.exit(EXIT_INTERNAL)
 
 
-@click.group(cls=InteropGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--debug", is_flag=True, help="Show Python tracebacks on errors.")
-@click.option(
-    "--limit",
-    "limits",
-    multiple=True,
-    metavar="NAME=VALUE",
-    help="Override an input size limit, e.g. --limit max_file_bytes=1e9 --limit max_json_depth=512 "
-    "(names: see interop.limits.Limits).",
-)
-@click.option(
-    "--version",
-    is_flag=True,
-    expose_value=False,
-    is_eager=True,
-    callback=lambda ctx, _param, value: _print_version(ctx) if value else None,
-    help="Show the version and exit.",
-)
-@click.pass_context
-def cli(ctx: click.Context, debug: bool, limits: tuple[str, ...]) -> None:
-    """Move character cards and lorebooks between SillyTavern, RisuAI, Agnai and NovelAI without losing data."""
-    ctx.ensure_object(dict)
-    ctx.obj["debug"] = debug
-    ctx.obj["limits"] = parse_limits(limits)
+def _debug(ctx: click.Context) -> bool:
+    return bool(ctx.obj and ctx.obj.get("debug"))
 
 
 def _print_version(ctx: click.Context) -> None:
@@ -117,28 +124,34 @@ def _print_version(ctx: click.Context) -> None:
     ctx.exit(EXIT_OK)
 
 
-COMMANDS = (
-    inspect_cmd,
-    convert_cmd,
-    validate_cmd,
-    schema_cmd,
-    migrate_cmd,
-    worker_cmd,
-    catalog_cmd,
-    roundtrip_cmd,
-    diff_cmd,
-    activate_cmd,
-    serve_cmd,
+@click.group(cls=InteropGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--debug", is_flag=True, help="Show Python tracebacks on errors.")
+@click.option(
+    "--input-limit",
+    "input_limits",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Override an input size limit, e.g. --input-limit max_file_bytes=1e9 --input-limit max_json_depth=512 "
+    "(names: see interop.limits.Limits).",
 )
-"""One module per command, each with its click ``command``."""
+# the old spelling: `--limit` is a count of items shown in the commands that list things
+@click.option("--limit", "old_limits", multiple=True, metavar="NAME=VALUE", hidden=True)
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=lambda ctx, _param, value: _print_version(ctx) if value else None,
+    help="Show the version and exit.",
+)
+@click.pass_context
+def cli(ctx: click.Context, debug: bool, input_limits: tuple[str, ...], old_limits: tuple[str, ...]) -> None:
+    """Move character cards and lorebooks between SillyTavern, RisuAI, Agnai and NovelAI without losing data."""
+    from .common import parse_limits
 
-
-def _register() -> None:
-    for module in COMMANDS:
-        cli.add_command(module.command)
-
-
-_register()
+    ctx.ensure_object(dict)
+    ctx.obj["debug"] = debug
+    ctx.obj["limits"] = parse_limits((*old_limits, *input_limits))
 
 
 def main() -> None:

@@ -11,11 +11,14 @@ from typing import Any, TypeVar
 import click
 
 from ..api import read
-from ..catalog.database import ENV_DB
 from ..document import Document
 from ..errors import InteropError
 from ..formats.registry import writable_formats
 from ..limits import DEFAULT_LIMITS, Limits
+
+# = interop.catalog.database.ENV_DB (tests/cli/test_startup.py); not imported from there so that a
+# command without a catalog never loads SQLAlchemy and Alembic
+ENV_DB = "INTEROP_DB"
 
 SKIP_NAMES = {"MANIFEST.tsv", ".DS_Store"}
 # Inside a folder walk, files with these suffixes are documentation or tooling,
