@@ -39,8 +39,15 @@ def convert_document(
 
 
 def output_name(source_name: str, target: str) -> str:
-    """The default output file name: ``<source stem>.<target><target suffix>`` (``card.ccv3.json``)."""
-    return f"{PurePath(source_name).stem}.{target}{get_format(target).suffix}"
+    """The default output file name: ``<source stem>.<target><target suffix>`` (``card.ccv3.json``).
+
+    A target named as its suffix is not said twice (``card.png``, not ``card.png.png``), unless
+    that is the source's own name (``card.converted.png``): an output never takes its input's name.
+    """
+    source = PurePath(source_name)
+    suffix = get_format(target).suffix
+    name = f"{source.stem}{suffix}" if suffix == f".{target}" else f"{source.stem}.{target}{suffix}"
+    return f"{source.stem}.converted{suffix}" if name == source.name else name
 
 
 def strict_reason(report: FidelityReport) -> str:

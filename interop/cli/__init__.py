@@ -155,4 +155,6 @@ def cli(ctx: click.Context, debug: bool, input_limits: tuple[str, ...], old_limi
 
 
 def main() -> None:
-    sys.exit(cli.main(standalone_mode=True) or 0)
+    # one program name however started (`interop`, `python -m interop`): the usage lines and the
+    # shell-completion variable (_INTEROP_COMPLETE) follow it
+    sys.exit(cli.main(prog_name="interop", standalone_mode=True) or 0)

@@ -8,12 +8,14 @@ from typing import Any
 
 import click
 
-from ..engine import PROFILES, load_books, load_chat, simulate
-from ..engine.chat import GENERATION_TYPES, Chat
+from ..engine import PROFILES, load_chat, simulate
+from ..engine.chat import GENERATION_TYPES, Chat, chat_from_jsonl
 from ..engine.result import Result
 from ..engine.sidebyside import setting_names, settings_with
+from ..engine.sources import book_from_bytes, load_book
 from ..engine.tokenizers import CharsTokenizer
 from ..errors import InteropError
+from .common import STDIO, InputPath, current_limits, read_stdin
 
 TOKENIZERS = ("approx-cl100k", "chars")
 
@@ -78,13 +80,13 @@ def profile_settings(platform: str, overrides: tuple[str, ...]) -> Any:
 
 
 @click.command("activate")
-@click.argument("books", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.argument("books", nargs=-1, required=True, type=InputPath(dir_okay=False))
 @click.option(
     "--chat",
     "chat_path",
     required=True,
-    type=click.Path(exists=True, dir_okay=False),
-    help="Chat as JSON Lines (docs/engine.md).",
+    type=InputPath(dir_okay=False),
+    help="Chat as JSON Lines (docs/engine.md), - for standard input.",
 )
 @click.option(
     "--platform",
@@ -150,6 +152,7 @@ def command(
     """Simulate lorebook activation: which entries a platform injects for a chat, and why.
 
     BOOK... are pooled as the platform does; the injected entries are printed in prompt order.
+    One book, or the chat, may be - (standard input).
 
     Earlier turns are simulated first so timed effects (sticky, cooldown) and
     decorator state carry over exactly as in a real chat.
@@ -157,10 +160,17 @@ def command(
     if last and turn is not None:
         raise click.UsageError("--last and --turn exclude each other")
     started = time.perf_counter()
-    chat = load_chat(chat_path)
+    if [*books, chat_path].count(STDIO) > 1:
+        raise click.UsageError("standard input (-) can be read once: one book or the chat")
+    chat = chat_from_jsonl(read_stdin(), file=STDIO) if chat_path == STDIO else load_chat(chat_path)
     if generation:
         chat = chat.with_generation(generation)
-    pooled = load_books(list(books), platform)
+    pooled = [
+        book_from_bytes(read_stdin(), STDIO, platform, limits=current_limits())
+        if book == STDIO
+        else load_book(book, platform)
+        for book in books
+    ]
     read_ms = (time.perf_counter() - started) * 1000
     turns = _turns(chat, turn, last, chat_path)
     settings = profile_settings(platform, overrides)

@@ -15,9 +15,9 @@ from ..catalog.distributed import run_statuses
 from ..catalog.pipeline import slug
 from ..catalog.queries import ItemRef, list_items, load_document, show_item, stats
 from ..catalog.search import search_entries
-from ..formats.registry import get_format
+from ..conversion import output_name
 from ..io import write_atomic
-from .common import db_option, format_choice
+from .common import AliasOption, db_option, format_choice
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -164,7 +164,13 @@ def search_cmd(db: str | None, query: str, limit: int, as_json: bool) -> None:
 @click.argument("item")
 @click.option("--to", "target", required=True, type=format_choice(), help="Target format.")
 @click.option(
-    "-o", "--out", "out", type=click.Path(dir_okay=False), help="Output file (default ./<name>.<target><ext>)."
+    "-o",
+    "--output",
+    "out",
+    cls=AliasOption,
+    hidden_aliases=["--out"],
+    type=click.Path(dir_okay=False),
+    help="Output file (default ./<name>.<target><ext>).",
 )
 def export_cmd(db: str | None, item: str, target: str, out: str | None) -> None:
     """Write a catalogued ITEM (card:ID or book:ID) in any target format."""
@@ -176,7 +182,7 @@ def export_cmd(db: str | None, item: str, target: str, out: str | None) -> None:
     finally:
         catalog.dispose()
     data = write(doc, target)
-    path = Path(out) if out else Path.cwd() / f"{slug(doc.title or str(ref))}.{target}{get_format(target).suffix}"
+    path = Path(out) if out else Path.cwd() / output_name(slug(doc.title or str(ref)), target)
     write_atomic(path, data)
     click.echo(f"{ref} -> {path} ({target})")
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable, Iterator
+import sys
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -12,7 +13,7 @@ import click
 
 from ..api import read
 from ..document import Document
-from ..errors import InteropError
+from ..errors import InteropError, LimitExceededError
 from ..formats.registry import writable_formats
 from ..limits import DEFAULT_LIMITS, Limits
 
@@ -27,11 +28,74 @@ SKIP_NAMES = {"MANIFEST.tsv", ".DS_Store"}
 NOT_CARD_SUFFIXES = {".md", ".py", ".tsv", ".txt", ".sh", ".toml", ".jsonl", ".cfg", ".ini"}
 
 
+STDIO = "-"
+"""The file name that means standard input (for an input) or standard output (for ``-o``)."""
+
+
+class AliasOption(click.Option):
+    """An option that also accepts old spellings, parsed but left out of ``--help`` (``hidden_aliases``)."""
+
+    def __init__(self, param_decls: Sequence[str], *, hidden_aliases: Sequence[str] = (), **attrs: Any) -> None:
+        super().__init__([*param_decls, *hidden_aliases], **attrs)
+        self.hidden_aliases = tuple(hidden_aliases)
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        shown, self.opts = self.opts, [o for o in self.opts if o not in self.hidden_aliases]
+        try:
+            return super().get_help_record(ctx)
+        finally:
+            self.opts = shown
+
+
+class InputUnreadable(click.ClickException):
+    """A named input that does not exist or cannot be opened: the README's exit 3, not a usage error."""
+
+    exit_code = 3  # = exits.EXIT_INPUT
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"interop: error: {self.format_message()}", err=True)
+
+
+class InputPath(click.Path):
+    """``click.Path`` for inputs: ``-`` is standard input, and a missing file exits 3 (one line), not 2."""
+
+    def __init__(self, *, dir_okay: bool = True, allow_dash: bool = True) -> None:
+        super().__init__(exists=True, dir_okay=dir_okay, readable=True, allow_dash=allow_dash)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if value == STDIO and self.allow_dash:
+            return value
+        path = Path(os.fsdecode(value))
+        if not path.exists():
+            raise InputUnreadable(f"{path}: no such file or directory")
+        if not os.access(path, os.R_OK):
+            raise InputUnreadable(f"{path}: permission denied")
+        return super().convert(value, param, ctx)
+
+
+def read_stdin(limits: Limits | None = None) -> bytes:
+    """All of standard input, refused past the input size limit (read no further than one byte over it)."""
+    limit = (limits or current_limits()).max_file_bytes
+    data = sys.stdin.buffer.read(limit + 1)
+    if len(data) > limit:
+        raise LimitExceededError(f"more than {limit} bytes on standard input", file=STDIO)
+    return data
+
+
+def read_document(source: str | Path, *, fmt: str | None = None) -> Document:
+    """One input file, or standard input for ``-``."""
+    if str(source) == STDIO:
+        return read(read_stdin(), filename=STDIO, format=fmt, limits=current_limits())
+    return read(source, format=fmt, limits=current_limits())
+
+
 def iter_inputs(paths: tuple[str, ...]) -> Iterator[Path]:
     """Files named, and files found (recursively, sorted) under folders named."""
     for raw in paths:
         path = Path(raw)
-        if path.is_dir():
+        if raw == STDIO:
+            yield path
+        elif path.is_dir():
             for root, dirs, files in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for name in sorted(files):
@@ -58,7 +122,7 @@ def read_inputs(
     as one line on stderr, passed to ``on_error`` and skipped."""
     for path in iter_inputs(paths):
         try:
-            doc = read(path, format=fmt, limits=current_limits())
+            doc = read_document(path, fmt=fmt)
         except InteropError as exc:
             report_error(exc, debug_enabled())
             if on_error is not None:

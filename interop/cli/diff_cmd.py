@@ -11,7 +11,7 @@ from ..fidelity.compare import Change
 from ..fidelity.entrydiff import diff_documents, entry_label
 from ..fidelity.paths import render
 from ..fidelity.render import APP_FINDINGS_SHOWN
-from .common import current_limits
+from .common import InputPath, current_limits
 from .exits import EXIT_CHECK_FAILED
 
 
@@ -21,8 +21,8 @@ def _line(change: Change, indent: str) -> str:
 
 
 @click.command("diff")
-@click.argument("a", type=click.Path(exists=True, dir_okay=False))
-@click.argument("b", type=click.Path(exists=True, dir_okay=False))
+@click.argument("a", type=InputPath(dir_okay=False, allow_dash=False))
+@click.argument("b", type=InputPath(dir_okay=False, allow_dash=False))
 def command(a: str, b: str) -> None:
     """Compare A and B (any formats) field by field, entries matched by id, then keys and content.
 

@@ -11,7 +11,7 @@ import click
 from ..document import Document
 from ..errors import InteropError
 from ..inspection import summarize as summarize_document
-from .common import read_inputs
+from .common import AliasOption, InputPath, read_inputs
 from .exits import EXIT_INPUT
 
 
@@ -44,11 +44,21 @@ def _short(value: Any) -> str:
 
 
 @click.command("inspect")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("paths", nargs=-1, required=True, type=InputPath())
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per file (a JSON list).")
-@click.option("--format", "fmt", default=None, help="Skip detection and read as this format.")
+@click.option(
+    "--from",
+    "fmt",
+    cls=AliasOption,
+    hidden_aliases=["--format"],
+    default=None,
+    help="Skip detection and read as this format.",
+)
 def command(paths: tuple[str, ...], as_json: bool, fmt: str | None) -> None:
-    """Show format, spec, name, creator, entry and asset counts, container parts and warnings."""
+    """Show format, spec, name, creator, entry and asset counts, container parts and warnings.
+
+    PATHS are files, folders (walked) or - for standard input.
+    """
     results: list[dict[str, Any]] = []
     failed: list[Path] = []
 

@@ -26,7 +26,7 @@ from ..catalog.pipeline import FileOutcome
 from ..catalog.run import RunSummary, migrate
 from ..errors import CatalogError
 from ..formats.registry import get_format, writable_formats
-from .common import NOT_CARD_SUFFIXES, db_option, iter_inputs
+from .common import NOT_CARD_SUFFIXES, AliasOption, InputPath, db_option, iter_inputs
 from .exits import EXIT_CHECK_FAILED, EXIT_USAGE
 
 
@@ -108,9 +108,16 @@ def print_summary(summary: RunSummary) -> None:
 
 
 @click.command("migrate")
-@click.argument("sources", nargs=-1, type=click.Path(exists=True))
+@click.argument("sources", nargs=-1, type=InputPath(allow_dash=False))
 @click.option("--to", "to", metavar="TARGET[,TARGET]", help="Target format(s), comma-separated.")
-@click.option("--out", "out", type=click.Path(file_okay=False), help="Output folder.")
+@click.option(
+    "--out-dir",
+    "out",
+    cls=AliasOption,
+    hidden_aliases=["--out"],
+    type=click.Path(file_okay=False),
+    help="Output folder (created if missing).",
+)
 @db_option
 @click.option("--jobs", "-j", default=1, show_default=True, type=click.IntRange(1, 64), help="Worker processes.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
@@ -219,11 +226,11 @@ def _check_run_options(
     resend: bool,
 ) -> tuple[str, str]:
     """Usage errors of a run (not --status): what is required, and the options that go with --broker
-    only. Returns --to and --out, both given."""
+    only. Returns --to and --out-dir, both given."""
     if resend:
         raise click.UsageError("--resend goes with --status RUN")
     if not sources or not to or not out:
-        raise click.UsageError("SOURCES, --to and --out are required (or --status RUN)")
+        raise click.UsageError("SOURCES, --to and --out-dir are required (or --status RUN)")
     if (detach or batch_size != 50 or queue != DEFAULT_QUEUE or resend_after != 900.0) and not broker:
         raise click.UsageError("--detach, --batch-size, --queue and --resend-after go with --broker")
     if broker and jobs != 1:
@@ -235,7 +242,7 @@ def _refuse_out_inside_a_source(sources: tuple[str, ...], out_dir: Path) -> None
     for source in sources:
         if out_dir == Path(source).resolve() or Path(source).resolve() in out_dir.parents:
             click.echo(
-                "interop: error: --out must not be inside a source folder (outputs would be read back)", err=True
+                "interop: error: --out-dir must not be inside a source folder (outputs would be read back)", err=True
             )
             sys.exit(EXIT_USAGE)
 

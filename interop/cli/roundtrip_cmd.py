@@ -11,7 +11,7 @@ from ..fidelity.paths import render
 from ..fidelity.render import app_lines
 from ..fidelity.roundtrip import Leg, roundtrip
 from ..formats.registry import writable_formats
-from .common import format_choice, read_inputs
+from .common import InputPath, format_choice, read_inputs
 from .convert_cmd import behaviour_option, load_chats, seed_option
 from .exits import EXIT_CHECK_FAILED, EXIT_INPUT
 
@@ -64,7 +64,7 @@ def _print_leg(leg: Leg, limit: int) -> None:
 
 
 @click.command("roundtrip")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("paths", nargs=-1, required=True, type=InputPath(allow_dash=False))
 @click.option(
     "--via",
     "targets",

@@ -7,12 +7,12 @@ from pathlib import Path
 import click
 
 from ..validation import validate_document
-from .common import read_inputs
+from .common import InputPath, read_inputs
 from .exits import EXIT_CHECK_FAILED, EXIT_INPUT
 
 
 @click.command("validate")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("paths", nargs=-1, required=True, type=InputPath(allow_dash=False))
 @click.option("--strict", is_flag=True, help="Treat spec violations as errors (exit 1).")
 def command(paths: tuple[str, ...], strict: bool) -> None:
     """Check cards and lorebooks against the spec.

@@ -101,8 +101,9 @@ def test_convert_download_equals_the_cli_output(client: TestClient, tmp_path: Pa
     result = CliRunner().invoke(cli, ["convert", str(ILSE), "--to", target, "-o", str(out), "-q"])
     assert result.exit_code == 0, result.output
     assert response.content == out.read_bytes()
-    suffix = {"png": ".png", "charx": ".charx"}.get(target, ".json")
-    assert response.headers["content-disposition"].startswith(f'attachment; filename="ilse_v3.{target}{suffix}"')
+    # issue 21: a target named as its suffix is not repeated (ilse_v3.png, not ilse_v3.png.png)
+    name = {"png": "ilse_v3.png", "charx": "ilse_v3.charx"}.get(target, f"ilse_v3.{target}.json")
+    assert response.headers["content-disposition"].startswith(f'attachment; filename="{name}"')
     fates = dict(part.split("=") for part in response.headers["x-interop-fidelity"].split(", "))
     assert set(fates) == {"kept", "translated", "stashed", "approximated", "lost"}
 
