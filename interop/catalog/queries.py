@@ -108,16 +108,34 @@ class _Search:
         return cls(f"%{escaped}%", {hit.lorebook_id for hit in hits})
 
 
-def _card_items(
+def count_items(
     session: Session,
-    window: int,
-    search: _Search | None,
-    tag: str | None,
-    creator: str | None,
-    fmt: str | None,
-    platform: str | None,
-) -> list[dict[str, Any]]:
-    stmt: Select[Any] = select(Card).order_by(Card.id).limit(window)
+    *,
+    kind: str = "all",
+    fmt: str | None = None,
+    tag: str | None = None,
+    creator: str | None = None,
+    platform: str | None = None,
+    q: str | None = None,
+    hits: list[Hit] | None = None,
+) -> int:
+    """How many items ``list_items`` with the same filters would give without its limit ("showing N of M")."""
+    search = _Search.of(session, q, hits)
+    total = 0
+    if kind in ("all", "card"):
+        stmt = _card_select(search, tag, creator, fmt, platform)
+        total += session.scalar(select(func.count()).select_from(stmt.subquery())) or 0
+    if kind in ("all", "lorebook") and not tag and not creator:
+        stmt = _book_select(search, fmt, platform)
+        total += session.scalar(select(func.count()).select_from(stmt.subquery())) or 0
+    return total
+
+
+def _card_select(
+    search: _Search | None, tag: str | None, creator: str | None, fmt: str | None, platform: str | None
+) -> Select[Any]:
+    """Cards matching the filters (shared by the listing and its count)."""
+    stmt: Select[Any] = select(Card)
     if search is not None:
         stmt = stmt.where(
             func.lower(Card.name).like(search.pattern, escape="\\")
@@ -130,6 +148,31 @@ def _card_items(
         stmt = stmt.where(func.lower(Card.creator) == creator.lower())
     if fmt or platform:
         stmt = stmt.where(_origin_filter(CardSource, CardSource.card_id, Card.id, fmt, platform))
+    return stmt
+
+
+def _book_select(search: _Search | None, fmt: str | None, platform: str | None) -> Select[Any]:
+    """Lorebooks matching the filters (shared by the listing and its count)."""
+    stmt: Select[Any] = select(Lorebook)
+    if search is not None:
+        stmt = stmt.where(
+            func.lower(Lorebook.name).like(search.pattern, escape="\\") | Lorebook.id.in_(search.book_ids or {-1})
+        )
+    if fmt or platform:
+        stmt = stmt.where(_origin_filter(LorebookSource, LorebookSource.lorebook_id, Lorebook.id, fmt, platform))
+    return stmt
+
+
+def _card_items(
+    session: Session,
+    window: int,
+    search: _Search | None,
+    tag: str | None,
+    creator: str | None,
+    fmt: str | None,
+    platform: str | None,
+) -> list[dict[str, Any]]:
+    stmt = _card_select(search, tag, creator, fmt, platform).order_by(Card.id).limit(window)
     return [
         {
             "ref": str(ItemRef("card", card.id)),
@@ -147,13 +190,7 @@ def _card_items(
 def _book_items(
     session: Session, window: int, search: _Search | None, fmt: str | None, platform: str | None
 ) -> list[dict[str, Any]]:
-    stmt: Select[Any] = select(Lorebook).order_by(Lorebook.id).limit(window)
-    if search is not None:
-        stmt = stmt.where(
-            func.lower(Lorebook.name).like(search.pattern, escape="\\") | Lorebook.id.in_(search.book_ids or {-1})
-        )
-    if fmt or platform:
-        stmt = stmt.where(_origin_filter(LorebookSource, LorebookSource.lorebook_id, Lorebook.id, fmt, platform))
+    stmt = _book_select(search, fmt, platform).order_by(Lorebook.id).limit(window)
     return [
         {
             "ref": str(ItemRef("lorebook", book.id)),

@@ -10,13 +10,14 @@ from typing import Any, TypeVar
 import click
 
 from ..api import write
-from ..catalog.database import default_url, head_revision, make_engine, open_catalog, upgrade_schema
+from ..catalog.database import default_url, head_revision, make_engine, upgrade_schema
 from ..catalog.distributed import run_statuses
 from ..catalog.pipeline import slug
-from ..catalog.queries import ItemRef, list_items, load_document, show_item, stats
+from ..catalog.queries import ItemRef, count_items, list_items, load_document, show_item, stats
 from ..catalog.search import search_entries
 from ..conversion import output_name
 from ..io import write_atomic
+from .catalog_open import announce, open_named
 from .common import AliasOption, db_option, format_choice
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -40,6 +41,7 @@ def command() -> None:
 @click.option("--revision", default="head", show_default=True, help="Alembic revision to upgrade to.")
 def upgrade_cmd(db: str | None, revision: str) -> None:
     """Create the catalog, or bring an existing one to the current schema."""
+    announce(db or default_url())
     engine = make_engine(db or default_url())
     try:
         before, after = upgrade_schema(engine, revision)
@@ -75,14 +77,18 @@ def list_cmd(
     as_json: bool,
 ) -> None:
     """List catalogued cards and lorebooks."""
-    catalog = open_catalog(db)
+    catalog = open_named(db)
     try:
         with catalog.session() as session:
-            items = list_items(session, kind=kind, fmt=fmt, tag=tag, creator=creator, platform=platform, limit=limit)
+            filters: dict[str, Any] = {"kind": kind, "fmt": fmt, "tag": tag, "creator": creator, "platform": platform}
+            items = list_items(session, limit=limit, **filters)
+            total = count_items(session, **filters)
     finally:
         catalog.dispose()
+    shown = f"showing {len(items)} of {total}" + (f" (--limit {limit})" if len(items) < total else "")
     if as_json:
         _echo_json(items)
+        click.echo(shown, err=True)  # standard output stays one JSON document
         return
     for item in items:
         who = f" by {item['creator']}" if item["creator"] else ""
@@ -91,8 +97,7 @@ def list_cmd(
         click.echo(
             f"{item['ref']:<11} {item['name'] or '(unnamed)'}{who}{tags} ({', '.join(item['formats'])}{entries})"
         )
-    if not items:
-        click.echo("no items match")
+    click.echo(shown if items else "no items match")
 
 
 @command.command("show")
@@ -101,7 +106,7 @@ def list_cmd(
 @json_option
 def show_cmd(db: str | None, item: str, as_json: bool) -> None:
     """Show ITEM (card:ID, book:ID, or a card id) with its lorebook, sources, migrations and fidelity."""
-    catalog = open_catalog(db)
+    catalog = open_named(db)
     try:
         with catalog.session() as session:
             info = show_item(session, ItemRef.parse(item))
@@ -142,7 +147,7 @@ def show_cmd(db: str | None, item: str, as_json: bool) -> None:
 @json_option
 def search_cmd(db: str | None, query: str, limit: int, as_json: bool) -> None:
     """Find lorebook entries whose name, keys or content contain every word of QUERY."""
-    catalog = open_catalog(db)
+    catalog = open_named(db)
     try:
         with catalog.engine.connect() as conn:
             hits = search_entries(conn, query, limit)
@@ -174,7 +179,7 @@ def search_cmd(db: str | None, query: str, limit: int, as_json: bool) -> None:
 )
 def export_cmd(db: str | None, item: str, target: str, out: str | None) -> None:
     """Write a catalogued ITEM (card:ID or book:ID) in any target format."""
-    catalog = open_catalog(db)
+    catalog = open_named(db)
     try:
         with catalog.session() as session:
             ref = ItemRef.parse(item)
@@ -192,7 +197,7 @@ def export_cmd(db: str | None, item: str, target: str, out: str | None) -> None:
 @json_option
 def stats_cmd(db: str | None, as_json: bool) -> None:
     """Counts of files by format and status, items, and migrations by target and fate."""
-    catalog = open_catalog(db)
+    catalog = open_named(db)
     try:
         with catalog.session() as session:
             data = stats(session)
@@ -220,7 +225,7 @@ def stats_cmd(db: str | None, as_json: bool) -> None:
 @json_option
 def runs_cmd(db: str | None, limit: int, as_json: bool) -> None:
     """Distributed runs (`interop migrate --broker`), newest first, with their progress."""
-    catalog = open_catalog(db)
+    catalog = open_named(db)
     try:
         found = run_statuses(catalog, limit=limit)
     finally:

@@ -6,13 +6,12 @@ import json
 import os
 import sys
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import click
 
-from ..catalog.database import Catalog, open_catalog
+from ..catalog.database import Catalog
 from ..catalog.distributed import (
     DEFAULT_QUEUE,
     RunStatus,
@@ -26,8 +25,10 @@ from ..catalog.pipeline import FileOutcome
 from ..catalog.run import RunSummary, migrate
 from ..errors import CatalogError
 from ..formats.registry import get_format, writable_formats
+from .catalog_open import open_named
 from .common import NOT_CARD_SUFFIXES, AliasOption, InputPath, db_option, iter_inputs
 from .exits import EXIT_CHECK_FAILED, EXIT_USAGE
+from .progress import Progress
 
 
 def parse_targets(raw: str) -> tuple[str, ...]:
@@ -193,7 +194,7 @@ def command(
     out_dir = Path(out).resolve()
     files = list(iter_inputs(sources))
     _refuse_out_inside_a_source(sources, out_dir)
-    catalog = open_catalog(db)
+    catalog = open_named(db)
     try:
         if broker:
             app = make_app(broker, db=catalog.url, queue=queue)
@@ -250,19 +251,26 @@ def _refuse_out_inside_a_source(sources: tuple[str, ...], out_dir: Path) -> None
 def _embedded(
     catalog: Catalog, files: list[Path], targets: tuple[str, ...], out_dir: Path, jobs: int, compact: bool
 ) -> RunSummary:
-    with click.progressbar(
-        length=len(files), label="migrating", file=sys.stderr, show_pos=True, item_show_func=lambda s: s
-    ) as bar:
-        started = time.perf_counter()
+    bar = Progress(len(files))
+    done = 0
 
-        def progress(outcome: FileOutcome, summary: RunSummary) -> None:
-            rate = summary.files["seen"] / max(1e-9, time.perf_counter() - started)
-            bar.update(
-                1,
-                f"{summary.files['imported']} imported, {summary.files['failed']} failed, {rate:.0f} files/s",
-            )
+    def progress(outcome: FileOutcome, summary: RunSummary) -> None:
+        nonlocal done
+        done += 1
+        bar.update(done, f"{summary.files['imported']} imported, {summary.files['failed']} failed")
 
-        return migrate(catalog, files, targets, out_dir, jobs=jobs, pretty=not compact, progress=progress)
+    try:
+        summary = migrate(catalog, files, targets, out_dir, jobs=jobs, pretty=not compact, progress=progress)
+    except KeyboardInterrupt:
+        # what is committed stays; the rerun skips it (docs/catalog.md, resumable runs)
+        if bar.tty:
+            click.echo(err=True)
+        click.echo(
+            f"interop: interrupted after {done} of {len(files)} files: rerun the same command to resume", err=True
+        )
+        raise SystemExit(130) from None
+    bar.finish()
+    return summary
 
 
 def _submit(
@@ -304,29 +312,24 @@ def _follow(app: Any, catalog: Catalog, run_id: str, resend_after: float) -> tup
     """One progress bar over the whole run, read from the catalog (the workers' committed batches)."""
     status = run_status(catalog, run_id)
     click.echo(f"run {run_id}: {status.total_files} files queued (interop migrate --status {run_id})", err=True)
+    bar = Progress(status.total_files)
     try:
-        with click.progressbar(
-            length=status.total_files, label="migrating", file=sys.stderr, show_pos=True, item_show_func=lambda s: s
-        ) as bar:
-            shown = 0
-            last_change = time.monotonic()
-            while not status.finished:
-                time.sleep(0.25)
-                before = status.batches
-                status = run_status(catalog, run_id)
-                if status.batches != before:
-                    last_change = time.monotonic()
-                elif time.monotonic() - last_change > resend_after:
-                    sent = resend_missing(app, catalog, run_id)
-                    click.echo(
-                        f"\ninterop: no batch committed for {resend_after:.0f} s: sent {sent} missing batches again",
-                        err=True,
-                    )
-                    last_change = time.monotonic()
-                rate = status.done_files / max((datetime.now(UTC) - status.created_at).total_seconds(), 1e-9)
-                label = f"{status.batches}/{status.batch_count} batches, {rate:.0f} files/s"
-                bar.update(status.done_files - shown, label)
-                shown = status.done_files
+        last_change = time.monotonic()
+        while not status.finished:
+            time.sleep(0.25)
+            before = status.batches
+            status = run_status(catalog, run_id)
+            if status.batches != before:
+                last_change = time.monotonic()
+            elif time.monotonic() - last_change > resend_after:
+                sent = resend_missing(app, catalog, run_id)
+                click.echo(
+                    f"\ninterop: no batch committed for {resend_after:.0f} s: sent {sent} missing batches again",
+                    err=True,
+                )
+                last_change = time.monotonic()
+            bar.update(status.done_files, f"{status.batches}/{status.batch_count} batches")
+        bar.finish()
     except KeyboardInterrupt:
         click.echo(f"interop: stopped following; the workers go on: interop migrate --status {run_id}", err=True)
         raise SystemExit(130) from None
@@ -334,7 +337,7 @@ def _follow(app: Any, catalog: Catalog, run_id: str, resend_after: float) -> tup
 
 
 def _resend(db: str | None, broker: str, queue: str, run_id: str) -> None:
-    catalog = open_catalog(db, create=False)
+    catalog = open_named(db, create=False)
     try:
         sent = resend_missing(make_app(broker, db=catalog.url, queue=queue), catalog, run_id)
     finally:
@@ -343,7 +346,7 @@ def _resend(db: str | None, broker: str, queue: str, run_id: str) -> None:
 
 
 def _report_status(db: str | None, run_id: str, as_json: bool, strict: bool) -> None:
-    catalog = open_catalog(db, create=False)
+    catalog = open_named(db, create=False)
     try:
         status, summary = run_summary(catalog, run_id)
     finally:

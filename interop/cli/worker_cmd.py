@@ -7,8 +7,8 @@ import socket
 
 import click
 
-from ..catalog.database import open_catalog
 from ..catalog.distributed import DEFAULT_QUEUE, DEFAULT_VISIBILITY_TIMEOUT, make_app
+from .catalog_open import open_named
 from .common import db_option
 
 
@@ -53,7 +53,7 @@ def command(
     """
     # Fail here, once, rather than in every task: the catalog is created if new (as every command
     # does; PostgreSQL serialises concurrent creators) and refused if at another schema revision.
-    open_catalog(db).dispose()
+    open_named(db).dispose()
     app = make_app(broker, db=db, queue=queue, visibility_timeout=visibility_timeout)
     argv = [
         "worker",

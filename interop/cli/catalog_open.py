@@ -1,0 +1,32 @@
+"""Opening the catalog from a command, and saying which one (issue 21: every catalog command names it).
+
+The default database is a file in the user data directory, easy to lose track of:
+each command that opens a catalog prints one line on standard error naming it
+(password hidden), so its standard output stays the command's answer.
+"""
+
+from __future__ import annotations
+
+import click
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
+from ..catalog.database import Catalog, default_url, normalize_url, open_catalog
+
+
+def display_url(url: str) -> str:
+    """``url`` as shown to the user: normalised, the password masked."""
+    try:
+        return make_url(normalize_url(url)).render_as_string(hide_password=True)
+    except ArgumentError:
+        return url
+
+
+def announce(url: str) -> None:
+    click.echo(f"interop: catalog {display_url(url)}", err=True)
+
+
+def open_named(db: str | None, *, create: bool = True) -> Catalog:
+    """``open_catalog`` and the line naming the database it opened."""
+    announce(db or default_url())
+    return open_catalog(db, create=create)
