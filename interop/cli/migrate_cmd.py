@@ -128,8 +128,8 @@ def print_summary(summary: RunSummary) -> None:
     "--broker",
     envvar="INTEROP_BROKER",
     metavar="URL",
-    help="Enqueue the files for `interop worker`s through this Celery broker (redis://host:6379/N) "
-    "instead of converting them here.",
+    help="Enqueue the files for `interop worker`s through this Celery broker (pyamqp://user@host:5672/vhost "
+    "or redis://host:6379/N) instead of converting them here.",
 )
 @click.option(
     "--batch-size",

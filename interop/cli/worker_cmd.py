@@ -13,7 +13,13 @@ from .common import db_option
 
 
 @click.command("worker")
-@click.option("--broker", envvar="INTEROP_BROKER", required=True, metavar="URL", help="Celery broker (redis://...).")
+@click.option(
+    "--broker",
+    envvar="INTEROP_BROKER",
+    required=True,
+    metavar="URL",
+    help="Celery broker: pyamqp://user@host:5672/vhost (RabbitMQ) or redis://host:6379/N.",
+)
 @db_option
 @click.option("--concurrency", "-c", default=1, show_default=True, type=click.IntRange(1, 256), help="Processes.")
 @click.option(
