@@ -39,7 +39,8 @@ def command() -> None:
 @command.command("upgrade")
 @db_option
 @click.option("--revision", default="head", show_default=True, help="Alembic revision to upgrade to.")
-def upgrade_cmd(db: str | None, revision: str) -> None:
+@json_option
+def upgrade_cmd(db: str | None, revision: str, as_json: bool) -> None:
     """Create the catalog, or bring an existing one to the current schema."""
     announce(db or default_url())
     engine = make_engine(db or default_url())
@@ -47,7 +48,9 @@ def upgrade_cmd(db: str | None, revision: str) -> None:
         before, after = upgrade_schema(engine, revision)
     finally:
         engine.dispose()
-    if before == after:
+    if as_json:
+        _echo_json({"before": before, "after": after, "head": head_revision()})
+    elif before == after:
         click.echo(f"catalog already at revision {after} (head is {head_revision()})")
     else:
         click.echo(f"catalog upgraded from {before or 'empty'} to {after}")
@@ -177,7 +180,8 @@ def search_cmd(db: str | None, query: str, limit: int, as_json: bool) -> None:
     type=click.Path(dir_okay=False),
     help="Output file (default ./<name>.<target><ext>).",
 )
-def export_cmd(db: str | None, item: str, target: str, out: str | None) -> None:
+@json_option
+def export_cmd(db: str | None, item: str, target: str, out: str | None, as_json: bool) -> None:
     """Write a catalogued ITEM (card:ID or book:ID) in any target format."""
     catalog = open_named(db)
     try:
@@ -187,9 +191,13 @@ def export_cmd(db: str | None, item: str, target: str, out: str | None) -> None:
     finally:
         catalog.dispose()
     data = write(doc, target)
-    path = Path(out) if out else Path.cwd() / output_name(slug(doc.title or str(ref)), target)
+    # the slug has no suffix of its own: name it as a file with one, so none of it is taken for a suffix
+    path = Path(out) if out else Path.cwd() / output_name(slug(doc.title or str(ref)) + ".item", target)
     write_atomic(path, data)
-    click.echo(f"{ref} -> {path} ({target})")
+    if as_json:
+        _echo_json({"item": str(ref), "output": str(path), "target": target, "bytes": len(data)})
+    else:
+        click.echo(f"{ref} -> {path} ({target})")
 
 
 @command.command("stats")

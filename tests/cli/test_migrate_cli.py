@@ -98,3 +98,25 @@ def test_catalog_names_the_database_with_its_password_hidden(tmp_path: Path) -> 
     assert result.exit_code != 0
     assert "secret" not in result.output
     assert result.stderr.splitlines()[0] == "interop: catalog postgresql+psycopg://ann:***@127.0.0.1:1/cards"
+
+
+def test_catalog_upgrade_and_export_report_in_json(
+    cards: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = f"sqlite:///{tmp_path / 'c.sqlite'}"
+    upgraded = run("catalog", "upgrade", "--db", db, "--json")
+    assert upgraded.exit_code == 0, upgraded.output
+    info = json.loads(upgraded.stdout)
+    assert info["before"] is None and info["after"] == info["head"]
+    assert (
+        run(
+            "migrate", str(cards / "ilse_v3.json"), "--to", "ccv3", "--out-dir", str(tmp_path / "o"), "--db", db
+        ).exit_code
+        == 0
+    )
+    monkeypatch.chdir(tmp_path)
+    exported = run("catalog", "export", "card:1", "--to", "png", "--db", db, "--json")
+    assert exported.exit_code == 0, exported.output
+    data = json.loads(exported.stdout)
+    assert data["output"] == str(tmp_path / "Captain_Ilse_Varga.png")  # one suffix, not .png.png
+    assert Path(data["output"]).stat().st_size == data["bytes"]
