@@ -184,11 +184,31 @@ def _convert_one(
     doc = read_document(source, fmt=source_format)
     conversion = convert_document(doc, target, image=image_bytes, pretty=not compact, chats=chats, seed=seed)
     if out is None:
+        if _stdout_is_terminal() and _looks_binary(conversion.data):
+            raise click.UsageError(
+                f"{target} output is binary: not written to a terminal (use -o FILE, or redirect standard output)"
+            )
         sys.stdout.buffer.write(conversion.data)
         sys.stdout.buffer.flush()
     else:
         write_atomic(out, conversion.data, inputs=[str(source), *([image] if image else [])])
     return doc, conversion
+
+
+def _stdout_is_terminal() -> bool:
+    return sys.stdout.isatty()
+
+
+def _looks_binary(data: bytes) -> bool:
+    """PNG, CHARX and .risum bytes would garble a terminal; JSON and YAML would not."""
+    head = data[:8192]
+    if b"\x00" in head:
+        return True
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start < len(head) - 4  # not just a character cut at the 8 KiB boundary
+    return False
 
 
 def _outputs(

@@ -233,3 +233,17 @@ def test_bash_completion_script_and_answers() -> None:
         {"_INTEROP_COMPLETE": "bash_complete", "COMP_WORDS": "interop convert x --to risu", "COMP_CWORD": "4"}
     )
     assert {"plain,risu-lorebook", "plain,risum"} <= set(words.splitlines())
+
+
+def test_binary_output_is_not_written_to_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    import interop.cli.convert_cmd as convert_cmd
+
+    monkeypatch.setattr(convert_cmd, "_stdout_is_terminal", lambda: True)
+    refused = run("convert", "-", "--to", "png", stdin=CARD.read_bytes())
+    assert refused.exit_code == EXIT_USAGE
+    assert "binary" in refused.output and not refused.stdout_bytes.startswith(b"\x89PNG")
+    text = run("convert", "-", "--to", "ccv2", stdin=CARD.read_bytes())  # JSON is fine on a terminal
+    assert text.exit_code == 0 and json.loads(text.stdout_bytes)["spec"] == "chara_card_v2"
+    monkeypatch.setattr(convert_cmd, "_stdout_is_terminal", lambda: False)
+    piped = run("convert", "-", "--to", "png", stdin=CARD.read_bytes())
+    assert piped.exit_code == 0 and piped.stdout_bytes.startswith(b"\x89PNG")
