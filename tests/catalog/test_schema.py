@@ -70,7 +70,9 @@ def test_out_of_date_catalog_is_refused_until_upgraded(sqlite_url: str, tmp_path
     runner = CliRunner()
     result = runner.invoke(cli, ["catalog", "list", "--db", sqlite_url])
     assert result.exit_code == 3
-    message = result.stderr.strip()
+    # the first line names the database opened (issue 21), then the one-line error
+    named, message = result.stderr.strip().split("\n", 1)
+    assert named == f"interop: catalog {sqlite_url}"
     assert "\n" not in message and "0001" in message and "interop catalog upgrade" in message
 
     (tmp_path / "in").mkdir()

@@ -102,8 +102,8 @@ def test_catalog_list_search_and_migrate_names(walter_png: Path, tmp_path: Path)
     walter_png.rename(src / "walter.png")
     run = CliRunner().invoke(cli, ["migrate", str(src), "--to", "ccv3", "--out", str(out), "--db", db])
     assert run.exit_code == 0, run.output
-    listed = json.loads(CliRunner().invoke(cli, ["catalog", "list", "--db", db, "--json"]).output)
+    listed = json.loads(CliRunner().invoke(cli, ["catalog", "list", "--db", db, "--json"]).stdout)
     assert [i["name"] for i in listed] == ["Walter White"]
-    assert "(unnamed)" not in CliRunner().invoke(cli, ["catalog", "list", "--db", db]).output
+    assert "(unnamed)" not in CliRunner().invoke(cli, ["catalog", "list", "--db", db]).stdout
     written = [p.name for p in (out / "ccv3").iterdir()]
     assert len(written) == 1 and written[0].lower().startswith("walter")
