@@ -145,12 +145,12 @@ def parse_limits(items: tuple[str, ...]) -> Limits:
         name, sep, raw = item.partition("=")
         if not sep or name not in known:
             raise click.BadParameter(
-                f"{item!r}: expected NAME=VALUE with NAME in {', '.join(known)}", param_hint="--limit"
+                f"{item!r}: expected NAME=VALUE with NAME in {', '.join(known)}", param_hint="--input-limit"
             )
         try:
             number = float(raw)
         except ValueError:
-            raise click.BadParameter(f"{item!r}: {raw!r} is not a number", param_hint="--limit") from None
+            raise click.BadParameter(f"{item!r}: {raw!r} is not a number", param_hint="--input-limit") from None
         values[name] = number if name == "max_compression_ratio" else int(number)
     return dataclasses.replace(DEFAULT_LIMITS, **values) if values else DEFAULT_LIMITS
 

@@ -105,9 +105,9 @@ def test_schema_exports_the_canonical_model() -> None:
 
 
 def test_limits_are_configurable_from_the_cli() -> None:
-    code, _, err = run("--limit", "max_json_depth=3", "inspect", str(CARDS / "ilse_v3.json"))
+    code, _, err = run("--input-limit", "max_json_depth=3", "inspect", str(CARDS / "ilse_v3.json"))
     assert code == EXIT_INPUT
     assert "nesting deeper than 3" in err
-    code, _, err = run("--limit", "bogus=3", "inspect", str(CARDS / "ilse_v3.json"))
+    code, _, err = run("--input-limit", "bogus=3", "inspect", str(CARDS / "ilse_v3.json"))
     assert code == 2
     assert "bogus" in err
