@@ -86,6 +86,7 @@ def fold_added(report: FidelityReport, journal: Journal) -> None:
         if line.split(" = ", 1)[0] not in have:
             report.added.append(line)
     for finding in added:
-        if finding.value is None:
-            report.added.append(f"{render(finding.path)}: {finding.detail}")
+        line = f"{render(finding.path)}: {finding.detail}"
+        if finding.value is None and line not in report.added:  # a writer may build the card twice
+            report.added.append(line)
             report.warnings.append(finding.detail)
