@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Literal, NamedTuple, Protocol
 
 Fate = Literal["lost", "changed", "added", "moved", "stashed", "kept (default)", "not applicable", "kept"]
 
@@ -70,9 +70,10 @@ def worst(fates: Iterable[str]) -> Fate:
     return FATE_ORDER[rank]
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """One thing a writer or transform did: ``fate`` of the value at ``path``, in one sentence."""
+class Finding(NamedTuple):
+    """One thing a writer or transform did: ``fate`` of the value at ``path``, in one sentence.
+
+    A tuple: a card-book writer records one per field it adds to each entry."""
 
     fate: Fate
     path: tuple[PathPart, ...]
@@ -105,6 +106,10 @@ class Journal:
         self, fate: Fate, path: tuple[PathPart, ...], detail: str, *, by: str = "", value: str | None = None
     ) -> None:
         self.findings.append(Finding(fate, path, detail, by, value))
+
+    def added(self, found: Iterable[tuple[tuple[PathPart, ...], str]], detail: str, *, by: str = "") -> None:
+        """Many ``added`` findings at once: ``(path, value as JSON)`` pairs with one sentence."""
+        self.findings.extend([Finding("added", path, detail, by, value) for path, value in found])
 
     def conflicts(self, found: Iterable[_Conflict], *, by: str = "") -> None:
         """``Conflict`` records (a rewrite's ``Losses``) as findings."""

@@ -49,29 +49,40 @@ def hazard_findings(journal: Journal, fates: tuple[Fate, ...] = ("lost", "change
     return found
 
 
+_ENTRY_NAMES: dict[tuple[object, ...], str] = {}
+
+
 def added_lines(findings: list[Finding]) -> list[str]:
     """``added`` findings as report lines: ``entry.extensions.vectorized = false (5 entries)``.
 
     Per-entry paths (``("entry", 3, ...)``) are counted together under ``entry.<field>``.
     """
-    counts: Counter[tuple[str, str]] = Counter()
+    per_entry: Counter[tuple[tuple[object, ...], str]] = Counter()
+    others: dict[tuple[str, str], None] = {}
     for finding in findings:
-        path = finding.path
-        is_entry = len(path) > 1 and path[0] == "entry" and isinstance(path[1], int)
-        name = "entry." + render(path[2:]) if is_entry else render(path)
-        counts[(name, finding.value if finding.value is not None else finding.detail)] += 1 if is_entry else 0
-    by_path: dict[str, list[tuple[str, int]]] = {}
-    for (name, value), count in sorted(counts.items()):
-        by_path.setdefault(name, []).append((value, count))
-    lines = []
-    for name, values in by_path.items():
+        path, value = finding.path, finding.value
+        if value is None:
+            continue  # not a field: fold_added words it
+        if len(path) > 2 and path[0] == "entry" and type(path[1]) is int:
+            per_entry[(path[2:], value)] += 1
+        else:
+            others[(render(path), value)] = None
+    by_name: dict[str, list[tuple[str, int]]] = {}
+    for (tail, value), count in per_entry.items():
+        name = _ENTRY_NAMES.get(tail)
+        if name is None:  # a field is rendered once per run, not once per entry and report
+            name = "entry." + render(tail)  # type: ignore[arg-type]
+            if len(_ENTRY_NAMES) < 4096:
+                _ENTRY_NAMES[tail] = name
+        by_name.setdefault(name, []).append((value, count))
+    lines = [f"{name} = {value}" for name, value in sorted(others)]
+    for name, values in sorted(by_name.items()):
+        values.sort()
         total = sum(count for _, count in values)
-        many = f" ({total} entries)" if name.startswith("entry.") else ""
         if len(values) > SAME_VALUES_SHOWN:
-            lines.append(f"{name} = ({len(values)} different values){many}")
+            lines.append(f"{name} = ({len(values)} different values) ({total} entries)")
             continue
-        for value, count in values:
-            lines.append(f"{name} = {value}" + (f" ({count} entries)" if many else ""))
+        lines += [f"{name} = {value} ({count} entries)" for value, count in values]
     return lines
 
 
@@ -82,11 +93,13 @@ def fold_added(report: FidelityReport, journal: Journal) -> None:
     if not added:
         return
     have = {line.split(" = ", 1)[0] for line in report.added}
-    for line in added_lines([f for f in added if f.value is not None]):
+    for line in added_lines(added):
         if line.split(" = ", 1)[0] not in have:
             report.added.append(line)
     for finding in added:
+        if finding.value is not None:
+            continue
         line = f"{render(finding.path)}: {finding.detail}"
-        if finding.value is None and line not in report.added:  # a writer may build the card twice
+        if line not in report.added:  # a writer may build the card twice
             report.added.append(line)
             report.warnings.append(finding.detail)

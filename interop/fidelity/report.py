@@ -12,9 +12,15 @@ when no rule matches. The target platform's hazards (``hooks.findings``) can the
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+try:
+    import orjson
+except ImportError:  # optional: the stdlib writes the same JSON, slower
+    orjson = None  # type: ignore[assignment]
 
 from ..api import detect_all, read_bytes, write_with_journal
 from ..document import Document
@@ -86,6 +92,16 @@ class FidelityReport:
     def item(self, path: str) -> FidelityItem | None:
         return next((i for i in self.items if i.path == path), None)
 
+    def to_json_text(self) -> str:
+        """``to_json()`` as compact JSON text (orjson when installed: a run stores one per output)."""
+        data = self.to_json()
+        if orjson is not None:
+            try:
+                return orjson.dumps(data, default=str).decode()
+            except TypeError:  # a lone surrogate or a non-string key: the stdlib writes those
+                pass
+        return json.dumps(data, ensure_ascii=False, default=str)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "schema_version": SCHEMA_VERSION,
@@ -99,11 +115,13 @@ class FidelityReport:
             "verified": self.verified,
             "counts": self.counts,
             "has_losses": self.has_losses,
-            "items": [item.to_json() for item in self.items],
+            "items": [{"path": p, "fate": f, "detail": d, "rule": r} for p, f, d, r in self.items],
             "warnings": list(self.warnings),
             "apps": [verdict.to_json() for verdict in self.apps],
             "added": list(self.added),
-            "findings": [finding.to_json() for finding in self.journal] if self.journal is not None else [],
+            "findings": [f.to_json() for f in self.journal if f.fate != "added" or f.value is None]
+            if self.journal is not None
+            else [],
         }
 
 

@@ -87,8 +87,7 @@ def book_for(doc: Document, target: str, book: Lorebook | None = None) -> Lorebo
     )
     journal = findings.current()
     if journal is not None:  # recorded per write: the memo computes the book once per source
-        for path, value in added:
-            journal.record("added", path, ADDED_DETAIL, by=BY, value=value)
+        journal.added(added, ADDED_DETAIL, by=BY)
     return readable if target in NO_FLAT_KEYS else _risu_disabled_lines(readable)
 
 

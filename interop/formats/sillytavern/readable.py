@@ -40,7 +40,23 @@ def st_readable_book(book: Lorebook, *, from_card: bool = False, flat_keys: bool
 
 
 def _count(added: Added, index: int, path: tuple[str, ...], value: Any) -> None:
-    added.append((("entry", index, *path), json.dumps(value, ensure_ascii=False)))
+    added.append((("entry", index, *path), _as_json(value)))
+
+
+_SCALARS: dict[tuple[type, Any], str] = {}
+"""JSON of the scalar defaults the writers add (``false``, ``""``, ``100``): the same few values every time."""
+
+
+def _as_json(value: Any) -> str:
+    if type(value) not in (str, int, bool, float, type(None)):
+        return json.dumps(value, ensure_ascii=False)
+    key = (type(value), value)
+    text = _SCALARS.get(key)
+    if text is None:
+        text = json.dumps(value, ensure_ascii=False)
+        if len(_SCALARS) < 1024:
+            _SCALARS[key] = text
+    return text
 
 
 def _add_required(entry: LorebookEntry, index: int, raw: dict[str, Any], written: dict[str, Any], added: Added) -> None:
