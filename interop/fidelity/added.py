@@ -11,6 +11,7 @@ import json
 from collections import Counter
 from typing import Any
 
+from .paths import Path, render
 from .view import CanonicalView
 
 SHOWN = 40
@@ -24,18 +25,33 @@ def _shown(value: Any) -> str:
     return text if len(text) <= SHOWN else text[: SHOWN - 3] + "..."
 
 
+def _added(mine: dict[str, Any], theirs: dict[str, Any], prefix: Path, found: Counter[tuple[str, str]]) -> None:
+    if mine.keys() == theirs.keys():
+        for key, value in theirs.items():
+            if type(value) is dict and type(mine[key]) is dict and value:
+                _added(mine[key], value, (*prefix, key), found)
+        return
+    for key, value in theirs.items():
+        if key not in mine:
+            found[(render((*prefix, key)), _shown(value))] += 1
+        elif type(value) is dict and type(mine[key]) is dict and value:
+            _added(mine[key], value, (*prefix, key), found)
+
+
 def added_fields(source: CanonicalView, output: CanonicalView) -> list[str]:
-    """``"<section>.<field> = <value> (<n> entries)"`` for each top-level field only the output has."""
+    """``"<section>.<field> = <value> (<n> entries)"`` for each field only the output has, at any depth
+    (``entry.extensions.vectorized``: a key added inside an object both sides have counts too)."""
     found: Counter[tuple[str, str]] = Counter()
-    for label, mine, theirs in (("root", source.root, output.root), ("card", source.card, output.card),
-                                ("book", source.book, output.book)):
-        if isinstance(mine, dict) and isinstance(theirs, dict):
-            for key in theirs.keys() - mine.keys():
-                found[(f"{label}.{key}", _shown(theirs[key]))] += 1
+    for label, mine, theirs in (
+        ("root", source.root, output.root),
+        ("card", source.card, output.card),
+        ("book", source.book, output.book),
+    ):
+        if isinstance(theirs, dict) and theirs:  # a section the source lacks (a new card or book) counts whole
+            _added(mine if isinstance(mine, dict) else {}, theirs, (label,), found)
     entries = zip(source.entries or [], output.entries or [], strict=False)
     for mine, theirs in entries:
-        for key in theirs.keys() - mine.keys():
-            found[(f"entry.{key}", _shown(theirs[key]))] += 1
+        _added(mine, theirs, ("entry",), found)
     by_path: dict[str, list[tuple[str, int]]] = {}
     for (path, value), count in sorted(found.items()):
         by_path.setdefault(path, []).append((value, count))
