@@ -52,28 +52,36 @@ def hazard_findings(journal: Journal, fates: tuple[Fate, ...] = ("lost", "change
 _ENTRY_NAMES: dict[tuple[object, ...], str] = {}
 
 
+def _name(path: tuple[object, ...]) -> str:
+    """``("entry", 3, "extensions", "x")`` as an added line names it: ``entry.extensions.x``."""
+    if len(path) > 2 and path[0] == "entry" and type(path[1]) is int:
+        tail = path[2:]
+        name = _ENTRY_NAMES.get(tail)
+        if name is None:  # a field is rendered once per run, not once per entry and report
+            name = "entry." + render(tail)  # type: ignore[arg-type]
+            if len(_ENTRY_NAMES) < 4096:
+                _ENTRY_NAMES[tail] = name
+        return name
+    return render(path)  # type: ignore[arg-type]
+
+
 def added_lines(findings: list[Finding]) -> list[str]:
     """``added`` findings as report lines: ``entry.extensions.vectorized = false (5 entries)``.
 
     Per-entry paths (``("entry", 3, ...)``) are counted together under ``entry.<field>``.
     """
-    per_entry: Counter[tuple[tuple[object, ...], str]] = Counter()
+    per_entry: Counter[tuple[str, str]] = Counter()
     others: dict[tuple[str, str], None] = {}
     for finding in findings:
         path, value = finding.path, finding.value
         if value is None:
             continue  # not a field: fold_added words it
         if len(path) > 2 and path[0] == "entry" and type(path[1]) is int:
-            per_entry[(path[2:], value)] += 1
+            per_entry[(_name(path), value)] += 1
         else:
-            others[(render(path), value)] = None
+            others[(_name(path), value)] = None
     by_name: dict[str, list[tuple[str, int]]] = {}
-    for (tail, value), count in per_entry.items():
-        name = _ENTRY_NAMES.get(tail)
-        if name is None:  # a field is rendered once per run, not once per entry and report
-            name = "entry." + render(tail)  # type: ignore[arg-type]
-            if len(_ENTRY_NAMES) < 4096:
-                _ENTRY_NAMES[tail] = name
+    for (name, value), count in per_entry.items():
         by_name.setdefault(name, []).append((value, count))
     lines = [f"{name} = {value}" for name, value in sorted(others)]
     for name, values in sorted(by_name.items()):
@@ -92,10 +100,8 @@ def fold_added(report: FidelityReport, journal: Journal) -> None:
     added = journal.by_fate("added")
     if not added:
         return
-    have = {line.split(" = ", 1)[0] for line in report.added}
-    for line in added_lines(added):
-        if line.split(" = ", 1)[0] not in have:
-            report.added.append(line)
+    have = {line.split(" = ", 1)[0] for line in report.added}  # what reading the output back found
+    report.added.extend(added_lines([f for f in added if f.value is not None and _name(f.path) not in have]))
     for finding in added:
         if finding.value is not None:
             continue
