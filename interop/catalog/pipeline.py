@@ -136,7 +136,10 @@ def convert_target(config: RunConfig, doc: Document, sha256: str, target: str, s
         return TargetOutcome(target, "failed", reason=_internal(exc), convert_ms=_ms(start))
     outcome = TargetOutcome(target, "done", convert_ms=_ms(start))
     data = written.data
-    _add_report(outcome, doc, target, data, written.journal)
+    output_sha256 = sha256_hex(data)
+    # The input file again, byte for byte: reading it back gives the source document.
+    read = doc if output_sha256 == sha256 and target == doc.format else None
+    _add_report(outcome, doc, target, data, written.journal, read)
     start = time.perf_counter()
     path = output_path(config, doc, sha256, target)
     try:
@@ -145,16 +148,19 @@ def convert_target(config: RunConfig, doc: Document, sha256: str, target: str, s
         return TargetOutcome(target, "failed", reason=f"cannot write output: {exc}", convert_ms=outcome.convert_ms)
     outcome.write_ms = _ms(start)
     outcome.output_path = str(path)
-    outcome.output_sha256 = sha256_hex(data)
+    outcome.output_sha256 = output_sha256
     return outcome
 
 
-def _add_report(outcome: TargetOutcome, doc: Document, target: str, data: bytes, journal: Journal) -> None:
+def _add_report(
+    outcome: TargetOutcome, doc: Document, target: str, data: bytes, journal: Journal, read: Document | None
+) -> None:
     """The fidelity report's counts and JSON on ``outcome`` (or why there is none); ``journal``:
-    what the writer recorded (the report folds it in instead of re-running rewrites)."""
+    what the writer recorded (the report folds it in instead of re-running rewrites); ``read``:
+    ``data`` already read (the source itself when the output is the input file)."""
     start = time.perf_counter()
     try:
-        report = fidelity_report(doc, target, data, journal=journal)
+        report = fidelity_report(doc, target, data, journal=journal, output_doc=read)
         outcome.counts = {k: int(v) for k, v in report.counts.items()}
         outcome.has_losses = bool(report.has_losses)
         outcome.report_json = report.to_json_text()
