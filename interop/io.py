@@ -1,14 +1,80 @@
-"""Safe file output: atomic replace, never onto an input file."""
+"""Safe file input and output: bounded reads of regular files only; atomic replace, never onto an input file."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from .errors import OutputError
+from .errors import InteropError, LimitExceededError, OutputError, UnsafeInputError
+
+_BLOCK = 1 << 20
+_KINDS = (
+    (stat.S_ISDIR, "directory"),
+    (stat.S_ISCHR, "character device"),
+    (stat.S_ISBLK, "block device"),
+    (stat.S_ISFIFO, "FIFO"),
+    (stat.S_ISSOCK, "socket"),
+)
+
+
+def file_kind(mode: int) -> str:
+    """``regular file``, ``directory``, ``character device``, ``FIFO``, ... for an ``st_mode``."""
+    if stat.S_ISREG(mode):
+        return "regular file"
+    return next((name for test, name in _KINDS if test(mode)), "special file")
+
+
+def special_kind(path: str | os.PathLike[str]) -> str | None:
+    """What ``path`` is (links followed) when it is not a regular file; None for a regular file or no file."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    return None if stat.S_ISREG(mode) else file_kind(mode)
+
+
+def read_limited(path: str | os.PathLike[str], limit: int) -> bytes:
+    """The bytes of the regular file ``path``, refusing anything past ``limit`` bytes.
+
+    Devices (``/dev/zero``), FIFOs and sockets are refused before a byte is read
+    (UnsafeInputError): they never end, or block forever. The open is
+    non-blocking so a FIFO without a writer cannot hang it. The size is bounded by
+    counting what is read, not by ``stat().st_size``, which a growing file or a
+    special file does not tell truthfully.
+    """
+    name = os.fspath(path)
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(name, flags)
+    except OSError as exc:
+        raise InteropError(exc.strerror or "cannot read file", file=str(name)) from None
+    with os.fdopen(fd, "rb", buffering=0) as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UnsafeInputError(f"not a regular file ({file_kind(info.st_mode)})", file=str(name))
+        if info.st_size > limit:
+            raise LimitExceededError(f"file of {info.st_size} bytes exceeds the limit of {limit}", file=str(name))
+        os.set_blocking(fd, True)
+        parts: list[bytes] = []
+        total = 0
+        want = max(info.st_size + 1, 65536)  # usually one read, and a second that proves the end
+        try:
+            while total <= limit:
+                block = handle.read(min(want, limit + 1 - total))
+                if not block:
+                    break
+                parts.append(block)
+                total += len(block)
+                want = _BLOCK
+        except OSError as exc:
+            raise InteropError(exc.strerror or "cannot read file", file=str(name)) from None
+    if total > limit:
+        raise LimitExceededError(f"file has more than {limit} bytes (the limit)", file=str(name))
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def _same_file(a: Path, b: Path) -> bool:

@@ -17,6 +17,8 @@ class Limits:
     """Largest single PNG chunk."""
     max_text_bytes: int = 64 * MiB
     """Largest inflated zTXt/iTXt payload or card JSON text."""
+    max_inflated_total: int = 128 * MiB
+    """Sum of the inflated sizes of all compressed PNG text chunks of one file (two max-size card chunks)."""
     max_member_bytes: int = 256 * MiB
     """Largest uncompressed zip member."""
     max_total_uncompressed: int = 1024 * MiB
