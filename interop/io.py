@@ -94,7 +94,11 @@ def write_atomic(
     """Write ``data`` to ``path`` through a temporary file and ``os.replace``.
 
     A reader (or a crash) never sees a half-written file; refusing to write onto
-    any of ``inputs`` means a conversion can never destroy its own source.
+    any of ``inputs`` means a conversion can never destroy its own source. Any
+    OSError (read-only directory, full disk, ``ulimit -f``) becomes OutputError
+    ("output could not be written safely", CLI exit 3) and leaves no temporary
+    file. The file gets the mode a plain ``open()`` would give it (0666 less the
+    umask), not mkstemp's private 0600.
     ``fsync=False`` skips the per-file flush to disk for bulk runs that sync
     once at the end and re-verify outputs when resumed (the catalog's migrate).
     """
@@ -102,17 +106,51 @@ def write_atomic(
     # Only an existing file can be one of the inputs; samefile also catches links.
     if target.exists() and any(_same_file(target, Path(source)) for source in inputs):
         raise OutputError("refusing to overwrite an input file", file=str(target))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise _output_error(exc, target) from None
     try:
         with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), 0o666 & ~current_umask())
             handle.write(data)
+            handle.flush()  # a full disk must fail here, inside the try, not at an implicit close
             if fsync:
-                handle.flush()
                 os.fsync(handle.fileno())
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise _output_error(exc, target) from None
         raise
     return target
+
+
+def _output_error(exc: OSError, target: Path) -> OutputError:
+    return OutputError(f"output could not be written safely: {exc.strerror or exc}", file=str(target))
+
+
+_UMASK: list[int] = []
+
+
+def current_umask() -> int:
+    """The process umask, read once per process (a bulk run writes thousands of files).
+
+    Linux shows it in /proc/self/status; elsewhere it is read by setting and
+    restoring it, which a thread creating a file at that instant could observe.
+    """
+    if not _UMASK:
+        _UMASK.append(_read_umask())
+    return _UMASK[0]
+
+
+def _read_umask() -> int:
+    with contextlib.suppress(OSError, ValueError), open("/proc/self/status", "rb") as status:
+        for line in status:
+            if line.startswith(b"Umask:"):
+                return int(line[6:].strip(), 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 import math
 import re
-import sys
 from itertools import chain
 from typing import Any
 
 from .errors import ConversionError, CorruptInputError, LimitExceededError
-from .limits import DEFAULT_LIMITS, Limits
+from .limits import DEFAULT_LIMITS, Limits, int_digits_limit
 
 try:
     import orjson as _orjson
@@ -25,11 +24,6 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def _refuse_constant(token: str) -> Any:
     # JSON.parse (every app) rejects these bare tokens; Python alone accepts them.
     raise CorruptInputError(f"{token} is not valid JSON (JavaScript's JSON.parse refuses it)")
-
-
-def int_digits_limit() -> int:
-    """Python's limit on int <-> decimal text conversions (4,300 digits unless changed)."""
-    return sys.get_int_max_str_digits() or 4300
 
 
 def _depth_within(value: Any, limit: int) -> bool:

@@ -4,6 +4,7 @@ stop decompression bombs and absurd nesting."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 MiB = 1024 * 1024
@@ -31,3 +32,9 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()
+
+
+def int_digits_limit() -> int:
+    """Python's limit on int <-> decimal text conversions (4,300 digits unless changed): past it
+    ``int()`` raises ValueError (CVE-2020-10735 guard), which readers turn into LimitExceededError."""
+    return sys.get_int_max_str_digits() or 4300

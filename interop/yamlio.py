@@ -24,8 +24,7 @@ from yaml.composer import ComposerError
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .errors import CorruptInputError, InteropError, LimitExceededError
-from .jsonio import int_digits_limit
-from .limits import DEFAULT_LIMITS, Limits
+from .limits import DEFAULT_LIMITS, Limits, int_digits_limit
 
 
 class _Refused(Exception):
