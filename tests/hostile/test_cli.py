@@ -59,7 +59,14 @@ def test_hostile_case_through_every_command(tmp_path: Path, case: Case) -> None:
     commands = {
         "inspect": ["inspect", str(path)],
         "convert": ["convert", str(path), "--to", target_of(case), "-o", str(out / "x")],
-        "convert-ccv3": ["convert", str(path), "--to", "ccv3" if case.kind == "card" else "lorebook_v3", "-o", str(out / "y")],
+        "convert-ccv3": [
+            "convert",
+            str(path),
+            "--to",
+            "ccv3" if case.kind == "card" else "lorebook_v3",
+            "-o",
+            str(out / "y"),
+        ],
         "validate": ["validate", str(path)],
         "roundtrip": ["roundtrip", str(path), "--via", target_of(case)],
         "diff": ["diff", str(path), str(path)],
@@ -118,9 +125,7 @@ def test_terminal_escapes_are_shown_as_visible_escapes_by_inspect(tmp_path: Path
 def test_special_file_named_on_the_command_line_is_refused_at_once(tmp_path: Path, name: str) -> None:
     # item 6: `inspect /dev/zero` never returned; a FIFO blocked on open
     special = next(s for s in special_files(tmp_path) if s.name == name)
-    code = (
-        "import sys; from interop.cli import main; sys.argv = ['interop', 'inspect', sys.argv[1]]; main()"
-    )
+    code = "import sys; from interop.cli import main; sys.argv = ['interop', 'inspect', sys.argv[1]]; main()"
     proc = subprocess.run(
         [sys.executable, "-c", code, str(special.path)],
         capture_output=True,
