@@ -135,3 +135,42 @@ def test_special_file_named_on_the_command_line_is_refused_at_once(tmp_path: Pat
     )
     assert proc.returncode == EXIT_INPUT, proc.stderr
     assert proc.stderr.strip() == f"interop: error: {special.path}: not a regular file ({special.kind})"
+
+
+def _convert_in_subprocess(card: Path, out: Path, fsize: int) -> subprocess.CompletedProcess[str]:
+    """``interop convert`` with RLIMIT_FSIZE (``ulimit -f``): writes past it fail with EFBIG
+    (Python ignores SIGXFSZ, so the process is not killed)."""
+    code = (
+        "import resource, sys; resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[3]),) * 2); "
+        "from interop.cli import main; "
+        "sys.argv = ['interop', 'convert', sys.argv[1], '--to', 'ccv3', '-o', sys.argv[2]]; main()"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code, str(card), str(out), str(fsize)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+
+
+def test_convert_past_the_file_size_limit_exits_3_output_not_written_safely(tmp_path: Path) -> None:
+    # item 8: was "internal error" exit 4
+    card = tmp_path / "card.json"
+    card.write_text(json.dumps({"spec": "chara_card_v3", "spec_version": "3.0", "data": {"name": "N" * 4000}}))
+    out = tmp_path / "out" / "card.json"
+    proc = _convert_in_subprocess(card, out, 1024)
+    assert proc.returncode == EXIT_INPUT, proc.stderr
+    assert proc.stderr.strip() == f"interop: error: {out}: output could not be written safely: File too large"
+    assert not out.exists() and list(out.parent.iterdir()) == []  # no temporary file left
+    assert _convert_in_subprocess(card, out, 1 << 20).returncode == 0
+
+
+def test_convert_into_an_unwritable_place_exits_3(tmp_path: Path) -> None:
+    card = tmp_path / "card.json"
+    card.write_text(json.dumps({"spec": "chara_card_v3", "spec_version": "3.0", "data": {"name": "N"}}))
+    (tmp_path / "file").write_bytes(b"")
+    result = run("convert", str(card), "--to", "ccv3", "-o", str(tmp_path / "file" / "out.json"))
+    assert_clean(result)
+    assert result.exit_code == EXIT_INPUT
+    assert "output could not be written safely" in result.stderr
