@@ -61,6 +61,8 @@ class FileOutcome:
     targets: list[TargetOutcome] = field(default_factory=list)
     read_ms: float = 0.0
     write_ms: float = 0.0
+    recorded_before: bool = False
+    """Set by the recorder: the catalog already held this content as imported when the file was recorded."""
 
 
 @dataclass

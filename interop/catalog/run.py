@@ -277,6 +277,10 @@ def migrate(
     def count_until(last: FileOutcome | None) -> None:
         while uncounted:
             outcome = uncounted.popleft()
+            if outcome.recorded_before and outcome.status == "imported" and outcome.sha256 not in config.done:
+                # another run (a concurrent migrate on this catalog) imported it since this one started:
+                # its summary counts the import, this one counts the file unchanged, not imported twice
+                outcome.status = "unchanged"
             summary.add(outcome, seen)
             if progress is not None:
                 progress(outcome, summary)
