@@ -159,6 +159,17 @@ class RunSummary:
                 tally_t.with_losses += bool(has_losses)
 
     @property
+    def nothing_done(self) -> bool:
+        """Something failed and nothing else happened: no output written, no target skipped, no file unchanged.
+
+        A run where every file or every output failed (a full disk, an unwritable
+        --out, a folder of unreadable files) must not look like success (exit 0).
+        """
+        if not self.failures or self.files["unchanged"]:
+            return False
+        return not any(t.written or t.skipped for t in self.targets.values())
+
+    @property
     def files_per_s(self) -> float:
         return self.files["seen"] / self.wall_s if self.wall_s else 0.0
 

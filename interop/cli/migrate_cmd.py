@@ -29,7 +29,7 @@ from ..formats.registry import get_format, writable_formats
 from ..jsonio import escape_lone_surrogates
 from ..terminal import printable_tree
 from .common import NOT_CARD_SUFFIXES, db_option, iter_inputs
-from .exits import EXIT_CHECK_FAILED, EXIT_USAGE
+from .exits import EXIT_CHECK_FAILED, EXIT_INPUT, EXIT_USAGE
 
 
 def parse_targets(raw: str) -> tuple[str, ...]:
@@ -359,5 +359,8 @@ def _print(summary: RunSummary, status: RunStatus | None, as_json: bool, strict:
         click.echo(escape_lone_surrogates(json.dumps(data, ensure_ascii=False, indent=2)))
     else:
         print_summary(summary)
+    if summary.nothing_done:
+        click.echo(f"interop: error: nothing was migrated: all {len(summary.failures)} attempts failed", err=True)
+        sys.exit(EXIT_INPUT)
     if strict and (summary.files["failed"] or any(t.failed for t in summary.targets.values())):
         sys.exit(EXIT_CHECK_FAILED)
