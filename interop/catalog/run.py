@@ -26,6 +26,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from ..limits import DEFAULT_LIMITS, Limits
 from ..mappings import FATES
 from .database import Catalog
 from .models import Migration, SourceFile
@@ -268,6 +269,7 @@ def migrate(
     jobs: int = 1,
     pretty: bool = True,
     progress: Callable[[FileOutcome, RunSummary], None] | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> RunSummary:
     """Import ``files`` into ``catalog`` and write each as every target under ``out_dir``."""
     start = time.perf_counter()
@@ -277,6 +279,7 @@ def migrate(
         data_dir=catalog.data_dir,
         done=load_done(catalog, targets),
         pretty=pretty,
+        limits=limits,
     )
     summary = RunSummary()
     seen: set[str] = set()

@@ -28,7 +28,7 @@ from ..errors import CatalogError
 from ..formats.registry import get_format, writable_formats
 from ..jsonio import escape_lone_surrogates
 from ..terminal import printable_tree
-from .common import NOT_CARD_SUFFIXES, db_option, iter_inputs
+from .common import NOT_CARD_SUFFIXES, current_limits, db_option, iter_inputs
 from .exits import EXIT_CHECK_FAILED, EXIT_INPUT, EXIT_USAGE
 
 
@@ -257,7 +257,16 @@ def _embedded(
                 f"{summary.files['imported']} imported, {summary.files['failed']} failed, {rate:.0f} files/s",
             )
 
-        return migrate(catalog, files, targets, out_dir, jobs=jobs, pretty=not compact, progress=progress)
+        return migrate(
+            catalog,
+            files,
+            targets,
+            out_dir,
+            jobs=jobs,
+            pretty=not compact,
+            progress=progress,
+            limits=current_limits(),
+        )
 
 
 def _submit(
