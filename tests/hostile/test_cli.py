@@ -210,3 +210,26 @@ def test_migrate_of_only_unreadable_files_exits_3_and_a_partial_failure_exits_0(
     (good / "broken.json").write_text("{not json")
     result = run("migrate", str(good), "--to", "ccv3", "--out", str(tmp_path / "out2"), "--db", db)
     assert result.exit_code == 0, result.stdout + result.stderr  # some work done: --strict makes this exit 1
+
+
+def test_migrate_of_a_fifo_named_on_the_command_line_fails_that_file_and_returns(tmp_path: Path) -> None:
+    # item 6: `migrate` hung forever on a FIFO (open blocks without a writer) or died on /dev/zero
+    fifo = next(s for s in special_files(tmp_path / "in") if s.name == "fifo").path
+    card = _card_folder(tmp_path, 1) / "card0.json"
+    db = f"sqlite:///{tmp_path / 'c.sqlite'}"
+    code = "import sys; from interop.cli import main; sys.argv = ['interop', *sys.argv[1:]]; main()"
+    args = ["migrate", str(fifo), "/dev/zero", str(card), "--to", "ccv3", "--out", str(tmp_path / "out"), "--db", db]
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *args, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    summary = json.loads(proc.stdout)
+    assert summary["files"]["imported"] == 1 and summary["files"]["failed"] == 2
+    assert {(f["file"], f["reason"]) for f in summary["failures"]} == {
+        (str(fifo), "not a regular file (FIFO)"),
+        ("/dev/zero", "not a regular file (character device)"),
+    }
