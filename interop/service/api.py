@@ -29,6 +29,7 @@ from ..containers.charx import find_zip, read_zip
 from ..conversion import convert_document, output_name, strict_reason
 from ..document import Document
 from ..engine import PROFILES, chat_from_transcript
+from ..engine.jsregex import regex_budget
 from ..engine.sidebyside import side_by_side
 from ..engine.sources import book_from_bytes
 from ..errors import FormatError, InteropError
@@ -57,23 +58,21 @@ _PICTURE_TYPES = {b"\x89PNG": "image/png", b"\xff\xd8\xff": "image/jpeg", b"GIF8
 FileField = Annotated[UploadFile, File(description="A card or lorebook file, any supported format.")]
 
 
-INLINE_BYTES = 256 * 1024
-"""Requests up to this size are converted on the event loop: the work (~1 ms for a typical
-card) costs less than a hop to the thread pool, and with the GIL threads would only take
-turns anyway. Bigger ones go to the thread pool so the worker keeps answering small ones."""
-
 Endpoint = TypeVar("Endpoint", bound=Callable[..., Any])
 
 
 def cpu_bound(func: Endpoint) -> Endpoint:
-    """Run a synchronous endpoint inline when its request is small, in the thread pool otherwise."""
+    """Run a synchronous endpoint in the thread pool, whatever its body size, under one regex time
+    budget for the whole request: the event loop keeps answering other clients meanwhile (a 10 KB
+    request can hold seconds of work: compressed entries, catastrophic regex keys)."""
+
+    def budgeted(*args: Any, **kwargs: Any) -> Any:
+        with regex_budget(config_of(kwargs["request"]).regex_budget):
+            return func(*args, **kwargs)
 
     @functools.wraps(func)
     async def endpoint(*args: Any, **kwargs: Any) -> Any:
-        request: Request = kwargs["request"]
-        if getattr(request.state, "body_bytes", 0) <= INLINE_BYTES:
-            return func(*args, **kwargs)
-        return await run_in_threadpool(func, *args, **kwargs)
+        return await run_in_threadpool(budgeted, *args, **kwargs)
 
     return endpoint  # type: ignore[return-value]
 

@@ -8,6 +8,7 @@ import json
 import os
 from dataclasses import dataclass
 
+from ..engine.jsregex import DEFAULT_BUDGET
 from ..errors import InteropError
 from ..limits import DEFAULT_LIMITS, Limits, MiB
 
@@ -27,6 +28,8 @@ class ServiceConfig:
     """Most files in one multipart request (a migration upload)."""
     max_total_uncompressed: int = 256 * MiB
     """Zip uploads and CHARX cards: most bytes all members may inflate to."""
+    regex_budget: float = DEFAULT_BUDGET
+    """Seconds of regex matching one request may spend, all keys and platforms together."""
     warm_up: bool = True
     """Convert a sample to every format and freeze the heap at start-up (``warmup.py``); tests skip it."""
 
