@@ -28,6 +28,8 @@ class ServiceConfig:
     """Most files in one multipart request (a migration upload)."""
     max_total_uncompressed: int = 256 * MiB
     """Zip uploads and CHARX cards: most bytes all members may inflate to."""
+    max_entries: int = DEFAULT_LIMITS.max_entries
+    """Most lorebook entries in one book read from an upload (a small zip can hold very many)."""
     regex_budget: float = DEFAULT_BUDGET
     """Seconds of regex matching one request may spend, all keys and platforms together."""
     warm_up: bool = True
@@ -40,6 +42,7 @@ class ServiceConfig:
             DEFAULT_LIMITS,
             max_file_bytes=min(DEFAULT_LIMITS.max_file_bytes, self.max_upload_bytes),
             max_total_uncompressed=min(DEFAULT_LIMITS.max_total_uncompressed, self.max_total_uncompressed),
+            max_entries=self.max_entries,
         )
 
     def to_env(self) -> str:
