@@ -24,6 +24,9 @@ class ServiceConfig:
     """When set, every request that writes to the catalog must carry it (``Authorization: Bearer``)."""
     max_upload_bytes: int = 64 * MiB
     """Largest request body accepted; checked before anything is parsed."""
+    max_concurrent_uploads: int = 4
+    """Uploads (POST requests to the API) in progress at once per worker; more get 429 + Retry-After.
+    Each holds its file in memory while it is read, so memory stays near this x the upload size."""
     max_files: int = 1000
     """Most files in one multipart request (a migration upload)."""
     max_total_uncompressed: int = 256 * MiB
