@@ -23,7 +23,7 @@ from ..errors import (
 )
 from . import api, pages
 from .config import ServiceConfig
-from .security import BodyLimit, HeavyRequests, SecurityHeaders, Unauthorized
+from .security import BodyLimit, HeavyRequests, LocalOnly, SecurityHeaders, Unauthorized
 from .warmup import warm_up
 
 log = logging.getLogger("interop.service")
@@ -104,10 +104,12 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
-    # Outermost first: headers on every answer (413s and 429s included), the cap on concurrent
-    # uploads, then the body limit.
+    # Outermost first: headers on every answer (403s, 413s and 429s included), Host/Origin checks
+    # when there is no token, the cap on concurrent uploads, then the body limit.
     app.add_middleware(BodyLimit, max_bytes=config.max_upload_bytes)
     app.add_middleware(HeavyRequests, limit=config.max_concurrent_uploads)
+    if not config.token:
+        app.add_middleware(LocalOnly, allowed_hosts=config.allowed_hosts)
     app.add_middleware(SecurityHeaders)
     return app
 

@@ -22,6 +22,9 @@ class ServiceConfig:
     """Catalog URL (None: ``INTEROP_DB`` or the default SQLite file), opened on first catalog request."""
     token: str | None = None
     """When set, every request that writes to the catalog must carry it (``Authorization: Bearer``)."""
+    allowed_hosts: tuple[str, ...] = ()
+    """Without a token, ``Host`` names accepted besides loopback ones and the bound host (``runner.serve``
+    adds it): e.g. a name in /etc/hosts for 127.0.0.1. Anything else is refused (DNS rebinding)."""
     max_upload_bytes: int = 64 * MiB
     """Largest request body accepted; checked before anything is parsed."""
     max_concurrent_uploads: int = 4
@@ -54,7 +57,11 @@ class ServiceConfig:
     @classmethod
     def from_env(cls) -> ServiceConfig:
         raw = os.environ.get(ENV_CONFIG)
-        return cls(**json.loads(raw)) if raw else cls(token=os.environ.get(ENV_TOKEN) or None)
+        if not raw:
+            return cls(token=os.environ.get(ENV_TOKEN) or None)
+        values = json.loads(raw)
+        values["allowed_hosts"] = tuple(values.get("allowed_hosts", ()))
+        return cls(**values)
 
 
 def is_loopback(host: str) -> bool:

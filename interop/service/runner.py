@@ -13,6 +13,7 @@ SIGINT/SIGTERM.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import multiprocessing
 import os
 import signal
@@ -36,6 +37,7 @@ UVICORN: dict[str, Any] = {
 
 def serve(config: ServiceConfig, host: str, port: int, workers: int = 1) -> None:
     """Serve until interrupted. Every worker builds its app from ``config`` (via the environment)."""
+    config = dataclasses.replace(config, allowed_hosts=(*config.allowed_hosts, host))  # its own name is fine
     os.environ[ENV_CONFIG] = config.to_env()
     if workers == 1 or not sys.platform.startswith("linux"):
         uvicorn.run(APP, factory=True, host=host, port=port, workers=workers, **UVICORN)

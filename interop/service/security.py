@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import hmac
 import json
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
+from urllib.parse import urlsplit
 
 from fastapi import Request
 from starlette.exceptions import HTTPException
@@ -137,6 +138,66 @@ async def _reply(send: Send, status: int, reason: str, extra: list[tuple[bytes, 
         }
     )
     await send({"type": "http.response.body", "body": body})
+
+
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
+WRITE_METHODS = BODY_METHODS | {"DELETE"}
+
+
+def host_name(host: str) -> str:
+    """``Host`` header -> the lower-case name without port or brackets (``[::1]:8080`` -> ``::1``)."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1 : host.find("]")] if "]" in host else host
+    return host.rsplit(":", 1)[0].rstrip(".") if host.count(":") == 1 else host.rstrip(".")
+
+
+def same_origin(origin: str, host: str) -> bool:
+    """Does the browser's ``Origin`` name this very server (scheme, name and port as in ``Host``)?"""
+    parts = urlsplit(origin.strip().lower())
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return False  # "null" (sandboxed frames, files) and anything else
+    default = "443" if parts.scheme == "https" else "80"
+    return _with_port(parts.netloc, default) == _with_port(host.strip().lower(), default)
+
+
+def _with_port(netloc: str, default: str) -> str:
+    if netloc.startswith("["):  # [IPv6]:port
+        name, _, rest = netloc.partition("]")
+        return f"{name}]:{rest.removeprefix(':') or default}"
+    name, _, port = netloc.partition(":")
+    return f"{name}:{port or default}"
+
+
+class LocalOnly:
+    """Without a token, a loopback server trusts whoever reaches it, so it makes sure that is
+    really a local client: the ``Host`` header must name this server (loopback names, the bound
+    host, ``allowed_hosts``), which defeats DNS rebinding (a hostile name resolved to 127.0.0.1
+    reading the catalog); and a write from a browser must come from the server's own origin,
+    which stops a page on another site, or another localhost port, posting to ``/migrations``.
+    With a token set, the token is the protection and this is not installed."""
+
+    def __init__(self, app: ASGIApp, allowed_hosts: Iterable[str]) -> None:
+        self.app = app
+        self.allowed = {*LOOPBACK_HOSTS, *(host_name(h) for h in allowed_hosts)}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {name.lower(): value.decode("latin-1") for name, value in scope["headers"]}
+        host = headers.get(b"host", "")
+        if host_name(host) not in self.allowed:
+            reason = f"Host {host!r} is not a name of this server (allowed: {', '.join(sorted(self.allowed))})"
+            await _reply(send, 403, reason)
+            return
+        origin = headers.get(b"origin")
+        if scope["method"] in WRITE_METHODS and origin is not None and not same_origin(origin, host):
+            await _reply(
+                send, 403, f"cross-origin request from {origin!r} refused (set a token to allow other clients)"
+            )
+            return
+        await self.app(scope, receive, send)
 
 
 SECURITY_HEADERS = [

@@ -7,10 +7,15 @@ import socket
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
+from fastapi.testclient import TestClient
+
+from interop.service import ServiceConfig, create_app
 
 from .live import live_server
+from .test_api import ILSE
 
 MB = 1024 * 1024
 
@@ -74,3 +79,57 @@ def test_uploads_over_the_cap_get_429_with_retry_after(tmp_path: Path) -> None:
     assert "busy" in busy.json()["error"]["reason"]
     assert reads.status_code == 200
     assert after.status_code != 429  # slots are given back when a client goes away
+
+
+# --- item 10: a token-less loopback server checks Host (every request) and Origin (writes) --------
+
+
+def post_card(client: TestClient, **headers: str) -> Any:
+    files = [("files", (ILSE.name, ILSE.read_bytes(), "application/json"))]
+    return client.post("/api/v1/migrations", files=files, data={"to": "ccv3"}, headers=headers)
+
+
+def test_cross_origin_writes_are_refused_without_a_token(make_client: Any) -> None:
+    client = make_client()
+    # A page on another localhost port (or any site) posting to the catalog:
+    for origin in ("http://localhost:5173", "http://evil.example", "null", "http://testserver:8080"):
+        refused = post_card(client, origin=origin)
+        assert refused.status_code == 403, origin
+        assert "cross-origin" in refused.json()["error"]["reason"]
+    assert client.get("/api/v1/migrations").json() == {"jobs": []}  # nothing planted
+    assert post_card(client, origin="http://testserver").status_code == 202  # the page itself
+    assert post_card(client).status_code == 202  # no Origin: not a browser (curl, scripts)
+
+
+def test_foreign_host_headers_are_refused_without_a_token(make_client: Any) -> None:
+    client = make_client(allowed_hosts=("testserver", "cards.home.arpa"))
+    for host in ("rebind.attacker.example", "localhost.attacker.example", "127.0.0.1.nip.io:8080"):
+        refused = client.get("/api/v1/catalog/items", headers={"host": host})
+        assert refused.status_code == 403, host
+        assert "not a name of this server" in refused.json()["error"]["reason"]
+    for host in ("localhost:8080", "127.0.0.1:8080", "[::1]:8080", "LOCALHOST", "cards.home.arpa:80"):
+        assert client.get("/api/v1/catalog/items", headers={"host": host}).status_code == 200, host
+
+
+def test_production_defaults_allow_only_loopback_names(tmp_path: Path) -> None:
+    # TestClient's "testserver" is allowed by the tests' app factory only.
+    app = create_app(ServiceConfig(db=f"sqlite:///{tmp_path / 'c.sqlite'}", warm_up=False))
+    with TestClient(app) as client:
+        assert client.get("/api/v1/catalog/stats").status_code == 403
+        assert client.get("/api/v1/catalog/stats", headers={"host": "localhost:8080"}).status_code == 200
+
+
+def test_with_a_token_the_token_is_the_protection(make_client: Any) -> None:
+    client = make_client(token="s3cret", allowed_hosts=())
+    assert client.get("/api/v1/catalog/items", headers={"host": "cards.example.org"}).status_code == 200
+    assert post_card(client, origin="https://tool.example.org").status_code == 401  # no token
+    auth = {"origin": "https://tool.example.org", "authorization": "Bearer s3cret"}
+    assert post_card(client, **auth).status_code == 202
+
+
+def test_a_real_server_refuses_a_rebound_host(tmp_path: Path) -> None:
+    with live_server(tmp_path) as (_proc, base):
+        rebound = httpx.get(base + "/api/v1/catalog/items", headers={"host": "rebind.attacker.example"}, timeout=30)
+        own = httpx.get(base + "/api/v1/catalog/items", timeout=30)  # Host: 127.0.0.1:<port>, the bound host
+    assert rebound.status_code == 403
+    assert own.status_code == 200
