@@ -390,7 +390,7 @@ def create_migration(
         uploads.extend(_expand(read_upload(file, limits), limits, config.max_files))
     if len(uploads) > config.max_files:
         raise InteropError(f"{len(uploads)} files, more than the limit of {config.max_files}")
-    state = start_job(catalog_of(request), uploads, targets)
+    state = start_job(catalog_of(request), uploads, targets, keep=config.keep_uploads)
     return JSONResponse({**state, "status_url": str(request.url_for("migration", job_id=state["id"]))}, status_code=202)
 
 

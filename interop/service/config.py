@@ -36,6 +36,10 @@ class ServiceConfig:
     """Zip uploads and CHARX cards: most bytes all members may inflate to."""
     max_entries: int = DEFAULT_LIMITS.max_entries
     """Most lorebook entries in one book read from an upload (a small zip can hold very many)."""
+    idle_timeout: float = 30.0
+    """Seconds a connection may stay silent while its request is incomplete (``idle.py``)."""
+    keep_uploads: bool = False
+    """Keep the files uploaded to ``POST /migrations`` after their job ends (they are in the catalog)."""
     regex_budget: float = DEFAULT_BUDGET
     """Seconds of regex matching one request may spend, all keys and platforms together."""
     warm_up: bool = True

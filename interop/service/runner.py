@@ -25,6 +25,7 @@ from typing import Any
 import uvicorn
 
 from .config import ENV_CONFIG, ServiceConfig
+from .idle import PROTOCOL
 
 APP = "interop.service.app:app_from_env"
 UVICORN: dict[str, Any] = {
@@ -32,6 +33,7 @@ UVICORN: dict[str, Any] = {
     "server_header": False,
     "proxy_headers": False,
     "timeout_graceful_shutdown": 5,
+    "http": PROTOCOL,  # uvicorn's, plus a timeout for idle half-sent requests
 }
 
 

@@ -133,3 +133,63 @@ def test_a_real_server_refuses_a_rebound_host(tmp_path: Path) -> None:
         own = httpx.get(base + "/api/v1/catalog/items", timeout=30)  # Host: 127.0.0.1:<port>, the bound host
     assert rebound.status_code == 403
     assert own.status_code == 200
+
+
+# --- idle half-sent requests are timed out (idle.py) ---------------------------------------------
+
+
+def closed_within(sock: socket.socket, seconds: float) -> float | None:
+    """Seconds until the server closed ``sock`` (None: still open after ``seconds``)."""
+    sock.settimeout(seconds)
+    started = time.monotonic()
+    try:
+        while sock.recv(65536):
+            pass  # a 408/400 answer may come first
+    except TimeoutError:
+        return None
+    except ConnectionResetError:
+        pass
+    return time.monotonic() - started
+
+
+def test_idle_half_sent_requests_are_closed_and_give_their_slot_back(tmp_path: Path) -> None:
+    with live_server(tmp_path, idle_timeout=1.0, max_concurrent_uploads=1) as (_proc, base):
+        host, port = base.removeprefix("http://").split(":")
+        silent = socket.create_connection((host, int(port)))  # connects, sends nothing
+        headers = socket.create_connection((host, int(port)))
+        headers.sendall(b"GET /api/v1/formats HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # headers never end
+        body = half_sent_upload(base)  # holds the only upload slot
+        time.sleep(0.3)
+        files = {"file": ("card.json", ILSE.read_bytes(), "application/json")}
+        busy = httpx.post(base + "/api/v1/inspect", files=files, timeout=30).status_code
+        waits = [closed_within(s, 10) for s in (silent, headers, body)]
+        after = httpx.post(base + "/api/v1/inspect", files=files, timeout=30).status_code
+    assert busy == 429
+    assert all(w is not None for w in waits), waits  # before: open forever
+    assert after == 200  # the stalled upload's slot was given back
+
+
+def test_a_slow_but_steady_upload_is_not_cut(tmp_path: Path) -> None:
+    with live_server(tmp_path, idle_timeout=1.0) as (_proc, base):
+        data = ILSE.read_bytes()
+        body = (
+            b'--x\r\nContent-Disposition: form-data; name="file"; filename="ilse.json"\r\n\r\n'
+            + data
+            + b"\r\n--x--\r\n"
+        )
+        host, port = base.removeprefix("http://").split(":")
+        sock = socket.create_connection((host, int(port)))
+        sock.sendall(
+            f"POST /api/v1/inspect HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Length: {len(body)}\r\n"
+            "Content-Type: multipart/form-data; boundary=x\r\nConnection: close\r\n\r\n".encode()
+        )
+        pieces = [body[i : i + len(body) // 5 + 1] for i in range(0, len(body), len(body) // 5 + 1)]
+        for piece in pieces:  # 5 pieces, 0.5 s apart: 2.5 s in all, never 1 s silent
+            time.sleep(0.5)
+            sock.sendall(piece)
+        sock.settimeout(30)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+        sock.close()
+    assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
