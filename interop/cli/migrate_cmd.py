@@ -26,6 +26,8 @@ from ..catalog.pipeline import FileOutcome
 from ..catalog.run import RunSummary, migrate
 from ..errors import CatalogError
 from ..formats.registry import get_format, writable_formats
+from ..jsonio import escape_lone_surrogates
+from ..terminal import printable_tree
 from .common import NOT_CARD_SUFFIXES, db_option, iter_inputs
 from .exits import EXIT_CHECK_FAILED, EXIT_USAGE
 
@@ -66,7 +68,7 @@ def count_ignored(sources: tuple[str, ...]) -> int:
 
 
 def print_summary(summary: RunSummary) -> None:
-    data = summary.to_json()
+    data = printable_tree(summary.to_json())  # file names and reasons carry card text
     files = data["files"]
     click.echo(
         f"files      {files['seen']} seen: {files['imported']} imported, {files['duplicate']} duplicate, "
@@ -354,7 +356,7 @@ def _print(summary: RunSummary, status: RunStatus | None, as_json: bool, strict:
         data = summary.to_json()
         if status is not None:
             data["run"] = status.to_json()
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        click.echo(escape_lone_surrogates(json.dumps(data, ensure_ascii=False, indent=2)))
     else:
         print_summary(summary)
     if strict and (summary.files["failed"] or any(t.failed for t in summary.targets.values())):
