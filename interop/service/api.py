@@ -42,13 +42,14 @@ from ..limits import Limits
 from ..validation import validate_document
 from .config import ServiceConfig
 from .jobs import load_job, recent_jobs, start_job
+from .jsonresponse import SafeJSONResponse
 from .security import require_token
 from .uploads import Upload, content_disposition, media_type, read_upload
 
 PLAYGROUND_PLATFORMS = tuple(p for p in PROFILES if p != "ccv3")
 """The profiles the playground compares when none is named: every app's (ccv3 is the spec, not an app)."""
 
-router = APIRouter(prefix="/api/v1")
+router = APIRouter(prefix="/api/v1", default_response_class=SafeJSONResponse)  # lone surrogates: no 500
 PER_PAGE = 50
 ENTRY_HITS = 20
 """Lorebook entries a catalog search shows beside the items."""
@@ -175,7 +176,7 @@ def convert(
     name = output_name(upload.name, target)
     counts = report.counts
     if strict and report.has_losses:
-        return JSONResponse(
+        return SafeJSONResponse(
             {
                 "error": {"file": upload.name, "location": None, "reason": strict_reason(report)},
                 "report": report.to_json(),
@@ -183,7 +184,7 @@ def convert(
             status_code=422,
         )
     if "application/json" in request.headers.get("accept", ""):
-        return JSONResponse(
+        return SafeJSONResponse(
             {
                 "filename": name,
                 "media_type": media_type(target),

@@ -23,6 +23,7 @@ from ..errors import (
 )
 from . import api, pages
 from .config import ServiceConfig
+from .jsonresponse import SafeJSONResponse
 from .security import BodyLimit, HeavyRequests, LocalOnly, SecurityHeaders, Unauthorized
 from .warmup import warm_up
 
@@ -51,7 +52,7 @@ def _status(exc: InteropError) -> int:
 
 
 def _error(status: int, reason: str, *, file: str | None = None, location: str | None = None) -> JSONResponse:
-    return JSONResponse({"error": {"file": file, "location": location, "reason": reason}}, status_code=status)
+    return SafeJSONResponse({"error": {"file": file, "location": location, "reason": reason}}, status_code=status)
 
 
 def create_app(config: ServiceConfig | None = None) -> FastAPI:
