@@ -14,7 +14,7 @@ from ..engine.test_regex_budget import hostile_world
 from ..model.test_entry_limit import ITEMS, many_lore_items
 from .live import live_server
 
-BUDGET = 4.0
+BUDGET = 2.0
 """The server's regex budget here: long enough that the probe surely lands while the hostile request runs."""
 
 
@@ -41,7 +41,7 @@ def test_a_second_request_answers_while_a_catastrophic_regex_request_runs(tmp_pa
     assert "hostile" in done and done["hostile"] > asked + probe_latency  # it was still running
     assert probe_latency < 1.0  # on the event loop it waited for the whole hostile scan
     assert answer["hostile"].status_code == 200
-    assert done["hostile"] - started < BUDGET + 10  # one budget for the request, not one per key and platform
+    assert done["hostile"] - started < BUDGET + 15  # one budget (CPU s) for the request, not one per key and platform
 
 
 def test_a_second_request_answers_while_a_small_upload_expands_to_much_work(tmp_path: Path) -> None:
