@@ -11,6 +11,7 @@ from .errors import FormatError, InteropError, LimitExceededError, UnknownFormat
 from .formats.registry import Format, Probe, ReadContext, WriteContext, all_formats, check_size, get_format
 from .io import read_limited
 from .limits import DEFAULT_LIMITS, Limits
+from .model.entry_limit import reading
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,8 @@ def read_probe(probe: Probe, *, format: str | None = None) -> Document:
         raise FormatError(f"format {fmt.name!r} cannot be read", file=filename)
     ctx = ReadContext(filename=filename, limits=limits, probe=probe)
     try:
-        doc = fmt.read(data, ctx)
+        with reading(limits):  # Limits.max_entries for every lorebook the reader builds
+            doc = fmt.read(data, ctx)
     except InteropError as exc:
         raise exc.with_file(filename) from exc.__cause__
     except RecursionError:

@@ -29,6 +29,8 @@ class Limits:
     max_zip_entries: int = 20_000
     max_json_depth: int = 256
     """Deepest nesting of JSON arrays/objects accepted."""
+    max_entries: int = 10_000
+    """Most lorebook entries in one book: a few KB compressed can hold enough to cost minutes of work."""
 
 
 DEFAULT_LIMITS = Limits()
