@@ -19,6 +19,7 @@ from typing import Any
 
 import click
 
+from ..terminal import printable
 from .exits import EXIT_CHECK_FAILED, EXIT_INPUT, EXIT_INTERNAL, EXIT_MISSING_EXTRA, EXIT_OK, EXIT_USAGE
 from .extras import MissingExtraError, extra_for
 
@@ -101,7 +102,7 @@ class InteropGroup(click.Group):
             from ..errors import InteropError  # only on the error path: keeps `--help` light
 
             if isinstance(exc, InteropError) and not _debug(ctx):
-                click.echo(f"interop: error: {exc}", err=True)
+                click.echo(f"interop: error: {printable(str(exc))}", err=True)
                 ctx.exit(EXIT_INPUT)
             return self._internal(ctx, exc)
 
@@ -109,7 +110,9 @@ class InteropGroup(click.Group):
     def _internal(ctx: click.Context, exc: BaseException) -> None:
         if _debug(ctx):
             raise exc
-        click.echo(f"interop: internal error: {type(exc).__name__}: {exc} (rerun with --debug)", err=True)
+        click.echo(
+            f"interop: internal error: {type(exc).__name__}: {printable(str(exc))} (rerun with --debug)", err=True
+        )
         ctx.exit(EXIT_INTERNAL)
 
 

@@ -15,7 +15,9 @@ from ..api import read
 from ..document import Document
 from ..errors import InteropError, LimitExceededError
 from ..formats.registry import writable_formats
+from ..io import special_kind
 from ..limits import DEFAULT_LIMITS, Limits
+from ..terminal import printable
 
 # = interop.catalog.database.ENV_DB (tests/cli/test_startup.py); not imported from there so that a
 # command without a catalog never loads SQLAlchemy and Alembic
@@ -53,7 +55,7 @@ class InputUnreadable(click.ClickException):
     exit_code = 3  # = exits.EXIT_INPUT
 
     def show(self, file: Any = None) -> None:
-        click.echo(f"interop: error: {self.format_message()}", err=True)
+        click.echo(f"interop: error: {printable(self.format_message())}", err=True)  # file names are any bytes
 
 
 class InputPath(click.Path):
@@ -90,7 +92,12 @@ def read_document(source: str | Path, *, fmt: str | None = None) -> Document:
 
 
 def iter_inputs(paths: tuple[str, ...]) -> Iterator[Path]:
-    """Files named, and files found (recursively, sorted) under folders named."""
+    """Files named, and regular files found (recursively, sorted) under folders named.
+
+    A FIFO, a device or a link to one inside a folder is skipped with a line on
+    stderr saying so (reading it would block or never end); one named on the
+    command line is read and refused with an error (``interop.io.read_limited``).
+    """
     for raw in paths:
         path = Path(raw)
         if raw == STDIO:
@@ -104,7 +111,14 @@ def iter_inputs(paths: tuple[str, ...]) -> Iterator[Path]:
                         and name not in SKIP_NAMES
                         and Path(name).suffix.lower() not in NOT_CARD_SUFFIXES
                     ):
-                        yield Path(root) / name
+                        found = Path(root) / name
+                        kind = special_kind(found)
+                        if kind is not None:
+                            click.echo(
+                                f"interop: skipped {printable(str(found))}: not a regular file ({kind})", err=True
+                            )
+                            continue
+                        yield found
         else:
             yield path
 
@@ -134,7 +148,7 @@ def read_inputs(
 def report_error(exc: InteropError, debug: bool) -> None:
     if debug:
         raise exc
-    click.echo(f"interop: error: {exc}", err=True)
+    click.echo(f"interop: error: {printable(str(exc))}", err=True)
 
 
 def parse_limits(items: tuple[str, ...]) -> Limits:

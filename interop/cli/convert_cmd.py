@@ -13,8 +13,18 @@ from ..conversion import Conversion, convert_document, output_name, strict_reaso
 from ..document import Document
 from ..errors import InteropError
 from ..fidelity.render import summary_lines
-from ..io import write_atomic
-from .common import STDIO, AliasOption, InputPath, format_choice, iter_inputs, read_document, report_error
+from ..io import read_limited, write_atomic
+from ..terminal import printable
+from .common import (
+    STDIO,
+    AliasOption,
+    InputPath,
+    current_limits,
+    format_choice,
+    iter_inputs,
+    read_document,
+    report_error,
+)
 from .common import debug_enabled as _debug
 from .exits import EXIT_CHECK_FAILED, EXIT_INPUT
 
@@ -119,7 +129,7 @@ def command(
         raise click.UsageError("--report writes one report: use --json for several inputs")
     # with the converted file on standard output, every message goes to standard error
     say = (lambda line: click.echo(line, err=True)) if to_stdout else click.echo
-    image_bytes = Path(image).read_bytes() if image else None
+    image_bytes = read_limited(image, current_limits().max_file_bytes) if image else None
     loaded = load_chats(chats) if chats else None
     results: list[dict[str, Any]] = []
     failed = lossy = 0
@@ -137,7 +147,7 @@ def command(
         report = conversion.report
         shown = STDIO if out is None else str(out)
         for warning in doc.warnings:
-            click.secho(f"warning: {source}: {warning}", fg="yellow", err=True)
+            click.secho(printable(f"warning: {source}: {warning}"), fg="yellow", err=True)
         if as_json:
             results.append(
                 {
@@ -150,17 +160,17 @@ def command(
                 }
             )
         else:
-            say(f"{source} ({doc.format}) -> {shown} ({target})")
+            say(printable(f"{source} ({doc.format}) -> {shown} ({target})"))
             if not quiet:
                 for line in summary_lines(report, verbose=details):
-                    say(line)
+                    say(printable(line))  # entry names and values are card text
         if report_path:
             text = json.dumps(report.to_json(), ensure_ascii=False, indent=2) + "\n"
             inputs = [str(source), *([image] if image else []), *([str(out)] if out else [])]
             write_atomic(Path(report_path), text.encode("utf-8"), inputs=inputs)
         if strict and report.has_losses:
             lossy += 1
-            click.secho(f"{source}: {strict_reason(report)}", fg="red", err=True)
+            click.secho(printable(f"{source}: {strict_reason(report)}"), fg="red", err=True)
     if as_json:
         click.echo(json.dumps(results, ensure_ascii=False, indent=2, default=str))
     if failed:
