@@ -14,6 +14,7 @@ from ..document import Document
 from ..errors import InteropError
 from ..fidelity.render import summary_lines
 from ..io import read_limited, write_atomic
+from ..jsonio import escape_lone_surrogates
 from ..terminal import printable
 from .common import (
     STDIO,
@@ -165,14 +166,14 @@ def command(
                 for line in summary_lines(report, verbose=details):
                     say(printable(line))  # entry names and values are card text
         if report_path:
-            text = json.dumps(report.to_json(), ensure_ascii=False, indent=2) + "\n"
+            text = escape_lone_surrogates(json.dumps(report.to_json(), ensure_ascii=False, indent=2)) + "\n"
             inputs = [str(source), *([image] if image else []), *([str(out)] if out else [])]
             write_atomic(Path(report_path), text.encode("utf-8"), inputs=inputs)
         if strict and report.has_losses:
             lossy += 1
             click.secho(printable(f"{source}: {strict_reason(report)}"), fg="red", err=True)
     if as_json:
-        click.echo(json.dumps(results, ensure_ascii=False, indent=2, default=str))
+        click.echo(escape_lone_surrogates(json.dumps(results, ensure_ascii=False, indent=2, default=str)))
     if failed:
         raise SystemExit(EXIT_INPUT)
     if lossy:
