@@ -44,7 +44,7 @@ from .config import ServiceConfig
 from .jobs import load_job, recent_jobs, start_job
 from .jsonresponse import SafeJSONResponse
 from .security import require_token
-from .uploads import Upload, content_disposition, media_type, read_upload
+from .uploads import SpooledUpload, Upload, content_disposition, media_type, read_upload, spooled_upload
 
 PLAYGROUND_PLATFORMS = tuple(p for p in PROFILES if p != "ccv3")
 """The profiles the playground compares when none is named: every app's (ccv3 is the spec, not an app)."""
@@ -386,9 +386,10 @@ def create_migration(
     targets = tuple(dict.fromkeys(_target(t.strip()) for t in to.split(",") if t.strip()))
     if not targets:
         raise InteropError("no target format given", location="to")
-    uploads: list[Upload] = []
+    uploads: list[Upload | SpooledUpload] = []
     for file in files:
-        uploads.extend(_expand(read_upload(file, limits), limits, config.max_files))
+        spooled = spooled_upload(file, limits)
+        uploads.extend([spooled] if spooled else _expand(read_upload(file, limits), limits, config.max_files))
     if len(uploads) > config.max_files:
         raise InteropError(f"{len(uploads)} files, more than the limit of {config.max_files}")
     state = start_job(catalog_of(request), uploads, targets, keep=config.keep_uploads)

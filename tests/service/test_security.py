@@ -63,6 +63,34 @@ def test_concurrent_large_uploads_keep_memory_bounded(tmp_path: Path) -> None:
     assert grown < cap * size * 1.5  # at most one copy per upload in progress (was ~2.5 x 8 copies)
 
 
+def test_migration_uploads_go_from_the_spool_to_disk(tmp_path: Path) -> None:
+    # Not zips, so they are copied from the spool to the job's folder, never read into memory
+    # here; the job then reads one file at a time.
+    size, clients = 60 * MB, 4
+    body = b"\x89PNG\r\n\x1a\n" + bytes(size)
+    with live_server(tmp_path) as (proc, base):
+        before = peak_rss(proc.pid)
+        answers: list[httpx.Response] = []
+
+        def upload() -> None:
+            files = {"files": ("big.png", body, "image/png")}
+            answers.append(httpx.post(base + "/api/v1/migrations", files=files, data={"to": "ccv3"}, timeout=300))
+
+        threads = [threading.Thread(target=upload) for _ in range(clients)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=300)
+        for answer in answers:
+            deadline = time.monotonic() + 120
+            while httpx.get(answer.json()["status_url"], timeout=30).json()["status"] not in ("done", "failed"):
+                assert time.monotonic() < deadline
+                time.sleep(0.2)
+        grown = peak_rss(proc.pid) - before
+    assert [a.status_code for a in answers] == [202] * clients
+    assert grown < 2 * size  # was ~3 copies each: 99 MB -> 900 MB
+
+
 def test_uploads_over_the_cap_get_429_with_retry_after(tmp_path: Path) -> None:
     with live_server(tmp_path, max_concurrent_uploads=2) as (_proc, base):
         held = [half_sent_upload(base) for _ in range(2)]
