@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..mappings import FATES
+from ..mappings import FATES, fate_label
 from .paths import render
 from .report import FidelityItem, FidelityReport
 
-DETAIL_ORDER = ("lost", "approximated", "stashed", "translated")
+DETAIL_ORDER = ("lost", "approximated", "stashed", "translated", "kept_default", "not_applicable")
 APP_FINDINGS_SHOWN = 10
 ADDED_SHOWN = 12
 _INDEX = re.compile(r"\[\d+\]")
@@ -45,12 +45,12 @@ def groups(items: list[FidelityItem]) -> list[Group]:
 def summary_lines(report: FidelityReport, *, verbose: bool = False, width: int = 110) -> list[str]:
     counts = report.counts
     lines = [f"fidelity {report.source_format} -> {report.target_format}: {len(report.items)} fields"]
-    lines += [f"  {fate:<13} {counts[fate]:>6}" for fate in FATES]
+    lines += [f"  {fate_label(fate):<15} {counts[fate]:>6}" for fate in FATES]
     for fate in (*DETAIL_ORDER, "kept") if verbose else DETAIL_ORDER:
         items = report.by_fate(fate)
         if not items:
             continue
-        lines.append(f"  {fate} ({len(items)}):")
+        lines.append(f"  {fate_label(fate)} ({len(items)}):")
         if verbose:
             rows = [(item.path, item.detail) for item in items]
         else:

@@ -62,20 +62,23 @@ def test_convert_prints_the_table_and_writes_a_valid_report(card: Path, tmp_path
     assert code == 0
     assert out.exists()
     assert "fidelity ccv3 -> lorebook_v3:" in stdout
-    assert "  lost (16):" in stdout
     assert "card.** (16)" in stdout and "a standalone lorebook holds no character" in stdout
     data = json.loads(report.read_text())
     jsonschema.validate(data, SCHEMA)
-    assert data["counts"]["lost"] == 16 and data["has_losses"] is True
+    # issue 19 item 6: the character has no place in a lorebook: not applicable, not lost
+    assert data["counts"]["not_applicable"] == 16 and data["counts"]["lost"] == 0
     assert data["source"]["format"] == "ccv3" and data["target"]["format"] == "lorebook_v3"
 
 
 def test_strict_fails_on_losses_but_still_writes(card: Path, tmp_path: Path) -> None:
     out = tmp_path / "book.json"
     code, _, stderr = run("convert", str(card), "--to", "lorebook_v3", "-o", str(out), "--strict", "-q")
+    assert code == 0, stderr  # the character is not applicable to a lorebook: nothing a user misses
+    card.write_text(json.dumps({**CARD, "x_top": 1}), encoding="utf-8")  # an unknown top-level key: no place
+    code, _, stderr = run("convert", str(card), "--to", "lorebook_v3", "-o", str(out), "--strict", "-q")
     assert code == EXIT_CHECK_FAILED
     assert out.exists()
-    assert "strict: 0 approximated and 16 lost" in stderr
+    assert "strict: 0 approximated and 1 lost" in stderr
 
 
 def test_strict_passes_when_everything_is_kept_or_stashed(card: Path, tmp_path: Path) -> None:
