@@ -31,6 +31,7 @@ from .compared import Compared
 from .containers import ContainerResult
 from .hooks import Finding, findings
 from .items import FidelityItem
+from .names import entry_names
 from .paths import Path, PathCache, pattern_segments, render
 from .rules import FATE_ORDER, RuleBook, rule_book
 from .view import MISSING, CanonicalView, leaves
@@ -60,6 +61,8 @@ class FidelityReport:
     """What each target application loads from the output, compared with the source (``fidelity.apps``)."""
     added: list[str] = field(default_factory=list)
     """Fields the output has and the source lacked (e.g. V3-required entry fields), with their values."""
+    entry_names: list[str] = field(default_factory=list)
+    """The source's entries as a user knows them (comment or title, else keys, else ``#index``)."""
 
     @property
     def counts(self) -> dict[str, int]:
@@ -100,6 +103,7 @@ class FidelityReport:
             "warnings": list(self.warnings),
             "apps": [verdict.to_json() for verdict in self.apps],
             "added": list(self.added),
+            "entry_names": list(self.entry_names),
         }
 
 
@@ -144,6 +148,7 @@ def fidelity_report(
         source_file=source_doc.source,
         output_size=len(output_bytes),
         verified=compared.output is not None,
+        entry_names=entry_names(compared.source.entries),
     )
     _judge_at_the_target(report, compared, source_platform, output_bytes)
     if compared.output is not None:
