@@ -166,7 +166,7 @@ def _app_verdicts(a: Document, b: Document, b_bytes: bytes, result: DocumentDiff
             if len(path) >= 2 and path[0] == "entry" and isinstance(path[1], int):
                 if path[1] not in to_a:
                     continue
-                finding = finding._replace(path=("entry", to_a[path[1]], *path[2:]))
+                finding = replace(finding, path=("entry", to_a[path[1]], *path[2:]))
             kept.append(finding)
         verdict.findings = kept
     return [v for v in verdicts if v.findings]
