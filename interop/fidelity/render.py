@@ -9,7 +9,7 @@ is that view as data (``POST /convert`` answers it as ``view``; ``static/report.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..mappings import FATES, fate_label
@@ -51,6 +51,8 @@ class ReportView:
     apps: list[AppView]
     added: list[str]
     warnings: list[str]
+    reading: list[str] = field(default_factory=list)
+    """What reading the source warned about (``Document.warnings``), when the caller passes it."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -64,6 +66,7 @@ class ReportView:
             "apps": [a.to_json() for a in self.apps],
             "added": list(self.added),
             "warnings": list(self.warnings),
+            "reading_warnings": list(self.reading),
         }
 
     def lines(self, *, details: bool = False, width: int = WIDTH) -> list[str]:
@@ -93,6 +96,8 @@ class ReportView:
                 out += wrap(line, width, "    ")
         for warning in self.warnings:
             out += wrap(f"warning: {warning}", width, "  ")
+        for warning in self.reading:
+            out += wrap(f"warning (reading the source): {warning}", width, "  ")
         return out
 
 
@@ -125,7 +130,9 @@ def _label(item: FidelityItem) -> str:
     return INDEX.sub("[*]", item.path)  # entry[3].keys -> entry[*].keys
 
 
-def report_view(report: FidelityReport) -> ReportView:
+def report_view(report: FidelityReport, reading: list[str] | None = None) -> ReportView:
+    """The view of ``report``; ``reading``: the source's reading warnings, shown with the report's own
+    (the CLI prints them on stderr as it reads, so it leaves them out)."""
     names = report.entry_names
     groups = group_items(((i.fate, _label(i), i.path, i.detail) for i in report.items), names)
     apps = _app_views(report.apps, names, what="report")
@@ -139,6 +146,7 @@ def report_view(report: FidelityReport) -> ReportView:
         apps=apps,
         added=list(report.added),
         warnings=list(report.warnings),
+        reading=list(reading or ()),
     )
 
 

@@ -181,7 +181,7 @@ def convert(
             {
                 "error": {"file": upload.name, "location": None, "reason": strict_reason(report)},
                 "report": report.to_json(),
-                "view": report_view(report).to_json(),
+                "view": report_view(report, doc.warnings).to_json(),
             },
             status_code=422,
         )
@@ -192,7 +192,7 @@ def convert(
                 "media_type": media_type(target),
                 "file_base64": base64.b64encode(conversion.data).decode(),
                 "report": report.to_json(),
-                "view": report_view(report).to_json(),  # what static/report.js draws, as the CLI prints it
+                "view": report_view(report, doc.warnings).to_json(),  # static/report.js draws it as the CLI prints
                 "warnings": list(doc.warnings),
             }
         )
