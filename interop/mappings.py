@@ -18,17 +18,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from .findings import FATE_RANK, TABLE_FATES
 from .resources import data_dir
 
 Fate = Literal["kept", "not_applicable", "kept_default", "translated", "stashed", "approximated", "lost"]
-FATES: tuple[Fate, ...] = ("kept", "not_applicable", "kept_default", "translated", "stashed", "approximated", "lost")
-"""Every fate, best to worst (the one fate order: reports, counts, the catalog columns and the docs use it).
+FATES: tuple[Fate, ...] = tuple(sorted(TABLE_FATES, key=lambda f: -FATE_RANK[TABLE_FATES[f]]))  # type: ignore[assignment]
+"""The tables' and reports' fates, best to worst, in the one order of ``interop.findings.FATE_ORDER``
+(reports, counts, the catalog columns and the docs use it).
 
 ``not_applicable``: the field has no place in the target's kind (a card's description in a
 lorebook file); ``kept_default``: the field did not come back, but its value is what the
 target applies anyway when it is absent (``use_regex: false`` in a SillyTavern world).
 Neither is a loss a user would miss, so each is counted apart from ``lost``."""
-FATE_LABELS: dict[str, str] = {"not_applicable": "not applicable", "kept_default": "kept (default)"}
+FATE_LABELS: dict[str, str] = {f: TABLE_FATES[f] for f in ("not_applicable", "kept_default")}
 """How a fate is written for people (the fate itself is the identifier in JSON and the catalog)."""
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from ..terminal import printable
 from ..validation import validate_document
 from .common import read_inputs
 from .exits import EXIT_CHECK_FAILED, EXIT_INPUT
@@ -43,9 +44,9 @@ def command(paths: tuple[str, ...], strict: bool, as_json: bool) -> None:
         ]
         files.append({"path": str(path), "format": doc.format, "status": status, "problems": shown})
         if not as_json:
-            click.echo(f"{path}: {status} ({doc.format})")
+            click.echo(printable(f"{path}: {status} ({doc.format})"))
             for problem in shown:
-                click.echo(f"  {problem['severity']}: {problem['path']}: {problem['message']}")
+                click.echo(printable(f"  {problem['severity']}: {problem['path']}: {problem['message']}"))
     if as_json:
         data = {"strict": strict, "files": files, "unreadable": [str(p) for p in unreadable]}
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))

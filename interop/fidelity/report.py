@@ -12,11 +12,17 @@ when no rule matches. The target platform's hazards (``hooks.findings``) can the
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..api import detect_all, read_bytes, write
+try:
+    import orjson
+except ImportError:  # optional: the stdlib writes the same JSON, slower
+    orjson = None  # type: ignore[assignment]
+
+from ..api import detect_all, read_bytes, write_with_journal
 from ..document import Document
 from ..errors import FormatError, InteropError
 from ..formats.card_dates import DATE_FIELDS, record_of
@@ -29,6 +35,7 @@ from .behaviour import behaviour_items
 from .compare import changed_fields, describe_change, short, strict_equal
 from .compared import Compared
 from .containers import ContainerResult
+from .findings import Journal, fold_added, hazard_findings
 from .hooks import Finding, findings
 from .items import FidelityItem
 from .names import entry_names
@@ -63,6 +70,8 @@ class FidelityReport:
     """Fields the output has and the source lacked (e.g. V3-required entry fields), with their values."""
     entry_names: list[str] = field(default_factory=list)
     """The source's entries as a user knows them (comment or title, else keys, else ``#index``)."""
+    journal: Journal | None = None
+    """What the writer recorded while writing the output (``interop.findings``); None when not recorded."""
 
     @property
     def counts(self) -> dict[str, int]:
@@ -86,6 +95,16 @@ class FidelityReport:
     def item(self, path: str) -> FidelityItem | None:
         return next((i for i in self.items if i.path == path), None)
 
+    def to_json_text(self) -> str:
+        """``to_json()`` as compact JSON text (orjson when installed: a run stores one per output)."""
+        data = self.to_json()
+        if orjson is not None:
+            try:
+                return orjson.dumps(data, default=str).decode()
+            except TypeError:  # a lone surrogate or a non-string key: the stdlib writes those
+                pass
+        return json.dumps(data, ensure_ascii=False, default=str)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "schema_version": SCHEMA_VERSION,
@@ -99,10 +118,13 @@ class FidelityReport:
             "verified": self.verified,
             "counts": self.counts,
             "has_losses": self.has_losses,
-            "items": [item.to_json() for item in self.items],
+            "items": [{"path": p, "fate": f, "detail": d, "rule": r} for p, f, d, r in self.items],
             "warnings": list(self.warnings),
             "apps": [verdict.to_json() for verdict in self.apps],
             "added": list(self.added),
+            "findings": [f.to_json() for f in self.journal if f.fate != "added" or f.value is None]
+            if self.journal is not None
+            else [],
             "entry_names": list(self.entry_names),
         }
 
@@ -116,6 +138,7 @@ def fidelity_report(
     chats: Sequence[Any] | None = None,
     seed: int = 0,
     compared: Compared | None = None,
+    journal: Journal | None = None,
 ) -> FidelityReport:
     """The fate of every field of ``source_doc`` when written as ``target_format``.
 
@@ -123,6 +146,8 @@ def fidelity_report(
     (``ConversionError`` when the target cannot hold the document at all).
     ``output_doc`` is those bytes already read back, to save reading them twice;
     ``compared`` is the source and that read-back output already compared (a round trip's).
+    ``journal`` is what the writer recorded while writing ``output_bytes``
+    (``api.write_with_journal``): folded in, and the checks it covered are not redone.
     ``chats`` (``interop.engine.Chat``) adds behaviour items: entries whose
     activation differs between the source and the target platform.
     """
@@ -131,7 +156,8 @@ def fidelity_report(
     except KeyError:
         raise FormatError(f"unknown target format {target_format!r}") from None
     if output_bytes is None:
-        output_bytes = write(source_doc, fmt.name)
+        written = write_with_journal(source_doc, fmt.name)
+        output_bytes, journal = written.data, written.journal
     if compared is None:
         if output_doc is None:
             output_doc = read_back(output_bytes, fmt.name, source_doc.source)
@@ -148,11 +174,14 @@ def fidelity_report(
         source_file=source_doc.source,
         output_size=len(output_bytes),
         verified=compared.output is not None,
+        journal=journal,
         entry_names=entry_names(compared.source.entries),
     )
     _judge_at_the_target(report, compared, source_platform, output_bytes)
     if compared.output is not None:
         report.added = added_fields(compared.source, compared.output)
+    if journal is not None:
+        fold_added(report, journal)
     if not rules.described:
         report.warnings.append(f"no mapping table describes {fmt.name}: fields that survive are reported as kept")
     if compared.output is None:
@@ -177,8 +206,13 @@ def _items(compared: Compared, rules: RuleBook) -> list[FidelityItem]:
 def _judge_at_the_target(report: FidelityReport, compared: Compared, source_platform: str, output: bytes) -> None:
     """The target platform's hazards and its app's verdict worsen the fates they name."""
     source_doc, target = compared.source_doc, report.target_format
-    if source_platform != report.target_platform:  # nothing to say about an app's own files
-        _apply_findings(report, findings(source_doc, target, report.target_platform, compared.output_doc))
+    journal, platform = report.journal, report.target_platform
+    if source_platform != platform:  # nothing to say about an app's own files
+        recorded = journal is not None and journal.covers(f"hazards:{platform}")
+        found = findings(source_doc, target, platform, compared.output_doc, hazards=not recorded)
+        if journal is not None:  # what the writer's rewrites could not express, recorded as they wrote
+            found += hazard_findings(journal)
+        _apply_findings(report, found)
     report.apps = app_verdicts(source_doc, source_platform, target, report.target_platform, output)
     for verdict in report.apps:
         _apply_app_verdict(report, verdict)
