@@ -26,6 +26,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from ..limits import DEFAULT_LIMITS, Limits
 from ..mappings import FATES
 from .database import Catalog
 from .models import Migration, SourceFile
@@ -159,6 +160,17 @@ class RunSummary:
                 tally_t.with_losses += bool(has_losses)
 
     @property
+    def nothing_done(self) -> bool:
+        """Something failed and nothing else happened: no output written, no target skipped, no file unchanged.
+
+        A run where every file or every output failed (a full disk, an unwritable
+        --out, a folder of unreadable files) must not look like success (exit 0).
+        """
+        if not self.failures or self.files["unchanged"]:
+            return False
+        return not any(t.written or t.skipped for t in self.targets.values())
+
+    @property
     def files_per_s(self) -> float:
         return self.files["seen"] / self.wall_s if self.wall_s else 0.0
 
@@ -257,6 +269,7 @@ def migrate(
     jobs: int = 1,
     pretty: bool = True,
     progress: Callable[[FileOutcome, RunSummary], None] | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> RunSummary:
     """Import ``files`` into ``catalog`` and write each as every target under ``out_dir``."""
     start = time.perf_counter()
@@ -266,6 +279,7 @@ def migrate(
         data_dir=catalog.data_dir,
         done=load_done(catalog, targets),
         pretty=pretty,
+        limits=limits,
     )
     summary = RunSummary()
     seen: set[str] = set()
@@ -277,6 +291,10 @@ def migrate(
     def count_until(last: FileOutcome | None) -> None:
         while uncounted:
             outcome = uncounted.popleft()
+            if outcome.recorded_before and outcome.status == "imported" and outcome.sha256 not in config.done:
+                # another run (a concurrent migrate on this catalog) imported it since this one started:
+                # its summary counts the import, this one counts the file unchanged, not imported twice
+                outcome.status = "unchanged"
             summary.add(outcome, seen)
             if progress is not None:
                 progress(outcome, summary)

@@ -12,7 +12,7 @@ from ..api import read
 from ..conversion import convert_document, output_name, strict_reason
 from ..engine import load_chat
 from ..fidelity.render import summary_lines
-from ..io import write_atomic
+from ..io import read_limited, write_atomic
 from ..terminal import printable
 from .common import current_limits, format_choice
 from .exits import EXIT_CHECK_FAILED
@@ -84,7 +84,7 @@ def command(
     each entry that fires differently on the target is an approximated item.
     """
     doc = read(source, format=source_format, limits=current_limits())
-    image_bytes = Path(image).read_bytes() if image else None
+    image_bytes = read_limited(image, current_limits().max_file_bytes) if image else None
     conversion = convert_document(
         doc, target, image=image_bytes, pretty=not compact, chats=load_chats(chats) if chats else None, seed=seed
     )

@@ -174,3 +174,62 @@ def test_convert_into_an_unwritable_place_exits_3(tmp_path: Path) -> None:
     assert_clean(result)
     assert result.exit_code == EXIT_INPUT
     assert "output could not be written safely" in result.stderr
+
+
+def _card_folder(tmp_path: Path, n: int) -> Path:
+    src = tmp_path / "src"
+    src.mkdir()
+    for i in range(n):
+        card = {"spec": "chara_card_v3", "spec_version": "3.0", "data": {"name": f"Card {i}"}}
+        (src / f"card{i}.json").write_text(json.dumps(card))
+    return src
+
+
+def test_migrate_whose_every_output_fails_exits_3(tmp_path: Path) -> None:
+    # issue 23: "a migrate whose every output fails exits 0"
+    src = _card_folder(tmp_path, 3)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "ccv3").write_bytes(b"")  # the target folder is a file: no output can be written
+    db = f"sqlite:///{tmp_path / 'c.sqlite'}"
+    result = run("migrate", str(src), "--to", "ccv3", "--out", str(out), "--db", db)
+    assert_clean(result)
+    assert result.exit_code == EXIT_INPUT, result.stdout + result.stderr
+    assert "interop: error: nothing was migrated: all 3 attempts failed" in result.stderr
+    assert result.stdout.count("output could not be written safely") == 3
+
+
+def test_migrate_of_only_unreadable_files_exits_3_and_a_partial_failure_exits_0(tmp_path: Path) -> None:
+    src = tmp_path / "bad"
+    src.mkdir()
+    (src / "a.json").write_text("{not json")
+    db = f"sqlite:///{tmp_path / 'c.sqlite'}"
+    result = run("migrate", str(src), "--to", "ccv3", "--out", str(tmp_path / "out"), "--db", db)
+    assert result.exit_code == EXIT_INPUT, result.stdout + result.stderr
+    good = _card_folder(tmp_path, 1)
+    (good / "broken.json").write_text("{not json")
+    result = run("migrate", str(good), "--to", "ccv3", "--out", str(tmp_path / "out2"), "--db", db)
+    assert result.exit_code == 0, result.stdout + result.stderr  # some work done: --strict makes this exit 1
+
+
+def test_migrate_of_a_fifo_named_on_the_command_line_fails_that_file_and_returns(tmp_path: Path) -> None:
+    # item 6: `migrate` hung forever on a FIFO (open blocks without a writer) or died on /dev/zero
+    fifo = next(s for s in special_files(tmp_path / "in") if s.name == "fifo").path
+    card = _card_folder(tmp_path, 1) / "card0.json"
+    db = f"sqlite:///{tmp_path / 'c.sqlite'}"
+    code = "import sys; from interop.cli import main; sys.argv = ['interop', *sys.argv[1:]]; main()"
+    args = ["migrate", str(fifo), "/dev/zero", str(card), "--to", "ccv3", "--out", str(tmp_path / "out"), "--db", db]
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *args, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    summary = json.loads(proc.stdout)
+    assert summary["files"]["imported"] == 1 and summary["files"]["failed"] == 2
+    assert {(f["file"], f["reason"]) for f in summary["failures"]} == {
+        (str(fifo), "not a regular file (FIFO)"),
+        ("/dev/zero", "not a regular file (character device)"),
+    }

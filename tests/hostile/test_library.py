@@ -132,3 +132,15 @@ def test_reads_are_bounded_by_the_limit_not_by_stat_size(tmp_path: Path) -> None
         read_limited(path, 4999)
     with pytest.raises(LimitExceededError):
         interop.read(path, limits=Limits(max_file_bytes=100))
+
+
+def test_infinity_written_null_is_named_in_the_fidelity_report() -> None:
+    from interop.fidelity import fidelity_report
+
+    case = next(c for c in CASES if c.name == "world_overflow_order")
+    doc = interop.read(case.data, filename=case.filename)
+    data = interop.write(doc, "sillytavern-world")
+    assert strict_json(data, "sillytavern-world")["entries"]["0"]["order"] is None
+    items = {item["path"]: item for item in fidelity_report(doc, "sillytavern-world", data).to_json()["items"]}
+    assert "Infinity -> null" in items["entry[0].insertion_order"]["detail"]
+    assert items["entry[0].insertion_order"]["fate"] == "lost"
