@@ -22,7 +22,7 @@ from .resources import data_dir
 
 Fate = Literal["kept", "translated", "stashed", "approximated", "lost"]
 FATES: tuple[Fate, ...] = ("kept", "translated", "stashed", "approximated", "lost")
-Level = Literal["card", "book", "entry"]
+Level = Literal["card", "book", "entry", "chat", "message"]
 
 
 @dataclass(frozen=True)
