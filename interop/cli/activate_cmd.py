@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 from typing import Any
 
 import click
 
-from ..engine import PROFILES, load_books, load_chat, simulate
+from ..engine import PROFILES, chat_from_bytes, load_books, load_chat, simulate
 from ..engine.chat import GENERATION_TYPES, Chat
 from ..engine.result import Result
 from ..engine.sidebyside import setting_names, settings_with
 from ..engine.tokenizers import CharsTokenizer
-from ..errors import InteropError
+from ..errors import InteropError, LimitExceededError
+from .common import current_limits
 
 TOKENIZERS = ("approx-cl100k", "chars")
 
@@ -83,8 +85,9 @@ def profile_settings(platform: str, overrides: tuple[str, ...]) -> Any:
     "--chat",
     "chat_path",
     required=True,
-    type=click.Path(exists=True, dir_okay=False),
-    help="Chat as JSON Lines (docs/engine.md).",
+    type=click.Path(exists=True, dir_okay=False, allow_dash=True),
+    help="Chat in any chat format: SillyTavern JSONL, RisuAI or Agnai chat export, interop chat JSONL, "
+    "'Name: message' text (docs/chats.md); '-' reads standard input.",
 )
 @click.option(
     "--platform",
@@ -157,7 +160,7 @@ def command(
     if last and turn is not None:
         raise click.UsageError("--last and --turn exclude each other")
     started = time.perf_counter()
-    chat = load_chat(chat_path)
+    chat = read_chat(chat_path)
     if generation:
         chat = chat.with_generation(generation)
     pooled = load_books(list(books), platform)
@@ -204,6 +207,17 @@ def _print_json(shown: list[Result], all_turns: bool, trace: bool, timing: dict[
     if timing is not None:
         out = {"results" if all_turns else "result": out, "timing": timing}
     click.echo(json.dumps(out, ensure_ascii=False, indent=2, default=str))
+
+
+def read_chat(path: str) -> Chat:
+    """A chat file in any chat format, or standard input for ``-`` (within the file-size limit)."""
+    limits = current_limits()
+    if path != "-":
+        return load_chat(path, limits=limits)
+    data = sys.stdin.buffer.read(limits.max_file_bytes + 1)
+    if len(data) > limits.max_file_bytes:
+        raise LimitExceededError(f"standard input exceeds the limit of {limits.max_file_bytes} bytes", file="<stdin>")
+    return chat_from_bytes(data, file="<stdin>", limits=limits)
 
 
 def _turns(chat: Chat, turn: int | None, last: bool, chat_path: str) -> list[int]:

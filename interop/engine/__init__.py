@@ -8,7 +8,17 @@ lorebook fires the same entries on its target platform.
 
 from __future__ import annotations
 
-from .chat import Character, Chat, Message, chat_from_jsonl, chat_from_records, chat_from_transcript, load_chat
+from .chat import (
+    Character,
+    Chat,
+    Message,
+    chat_from_bytes,
+    chat_from_jsonl,
+    chat_from_log,
+    chat_from_records,
+    chat_from_transcript,
+    load_chat,
+)
 from .compare import BehaviourDifference, compare_behaviour
 from .profiles import (
     PROFILES,
@@ -48,7 +58,9 @@ __all__ = [
     "STSettings",
     "Tokenizer",
     "as_tokenizer",
+    "chat_from_bytes",
     "chat_from_jsonl",
+    "chat_from_log",
     "chat_from_records",
     "chat_from_transcript",
     "compare_behaviour",
