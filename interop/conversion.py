@@ -14,6 +14,7 @@ from typing import Any
 from .api import write
 from .document import Document
 from .fidelity import FidelityReport, fidelity_report
+from .fidelity.chats import chat_report
 from .formats.registry import get_format
 
 
@@ -34,6 +35,8 @@ def convert_document(
 ) -> Conversion:
     """Write ``doc`` as ``target`` and report the fate of every source field (read back, compared)."""
     data = write(doc, target, image=image, pretty=pretty)
+    if doc.kind == "chat" and get_format(target).kind == "chat":
+        return Conversion(data, chat_report(doc, target, data))
     report = fidelity_report(doc, target, data, chats=chats, seed=seed)
     return Conversion(data, report)
 

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from ..api import read
+from ..chatbook import attach_bound_book
 from ..conversion import convert_document, output_name, strict_reason
 from ..fidelity.render import summary_lines
 from ..io import write_atomic
@@ -88,6 +89,9 @@ def command(
     each entry that fires differently on the target is an approximated item.
     """
     doc = read(source, format=source_format, limits=current_limits())
+    bound = attach_bound_book(doc, source, limits=current_limits())  # a chat's world bound by name
+    if bound:
+        click.echo(f"note: {bound}", err=True)
     image_bytes = Path(image).read_bytes() if image else None
     conversion = convert_document(
         doc, target, image=image_bytes, pretty=not compact, chats=load_chats(chats) if chats else None, seed=seed

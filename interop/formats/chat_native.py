@@ -28,6 +28,8 @@ from ..limits import Limits
 from ..model.chat import ChatLog, ChatMessage
 from ..model.lorebook import Lorebook
 
+LOCAL = "interop"
+"""``ChatLog.native["interop"]``: facts about this reading only (where a bound book was found), never stashed."""
 STASH_KEY = "interop_stash"
 """Where every chat writer stashes what its app cannot hold (message objects and the chat object)."""
 
@@ -123,7 +125,7 @@ def message_stash(
     """The stash a ``platform`` writer puts on a message: the canonical ``fields`` it cannot hold,
     those among ``filled`` it filled in (they were empty) and the native records of every other platform."""
     stash: dict[str, Any] = {}
-    values = {name: message.value(name) for name in fields if message.value(name) not in (None, False)}
+    values = {name: message.value(name) for name in fields if _set(message.value(name))}
     if values:
         stash["fields"] = values
     empty = [name for name in filled if message.value(name) is None]
@@ -133,6 +135,11 @@ def message_stash(
     if others:
         stash["native"] = others
     return stash
+
+
+def _set(value: Any) -> bool:
+    """A canonical value worth stashing (``0`` and ``""`` are values; ``None`` and ``False`` are defaults)."""
+    return value is not None and value is not False
 
 
 def meaningful(value: Any) -> bool:
@@ -163,21 +170,27 @@ def restore_message(message: ChatMessage, stash: Any) -> None:
 
 
 def chat_stash(
-    log: ChatLog, platform: str, fields: tuple[str, ...], book: Any = None, filled: tuple[str, ...] = ()
+    log: ChatLog,
+    platform: str,
+    fields: tuple[str, ...],
+    book: Any = None,
+    filled: tuple[str, ...] = (),
+    binds_by_name: bool = False,
 ) -> dict[str, Any]:
     """The chat-level stash: canonical ``fields`` the target cannot hold, the fields among
     ``filled`` the writer filled in (they were empty), other platforms' records, and the lorebook
-    (canonical JSON) when the target cannot hold it either."""
+    (canonical JSON) when the target cannot hold it either. A target that ``binds_by_name`` (SillyTavern)
+    holds a book found outside the chat as its name only, so the flag saying so is not stashed."""
     stash: dict[str, Any] = {"v": 1}
-    values = {name: log.value(name) for name in fields if log.value(name) not in (None, False)}
-    if log.book_external:
+    values = {name: log.value(name) for name in fields if _set(log.value(name))}
+    if log.book_external and not binds_by_name:
         values["book_external"] = True
     if values:
         stash["fields"] = values
     empty = [name for name in filled if log.value(name) is None]
     if empty:
         stash["filled"] = empty
-    others = {p: r for p, r in log.native.items() if p != platform and meaningful(r)}
+    others = {p: r for p, r in log.native.items() if p not in (platform, LOCAL) and meaningful(r)}
     if others:
         stash["native"] = others
     if book is not None:

@@ -187,7 +187,7 @@ def chat_lines(log: ChatLog) -> list[dict[str, Any]]:
     if not native.get("headerless"):
         meta = apply_record(_fresh_meta(log), native.get("meta"))
         filled = ("user",) if log.group else ("user", "character")
-        stash = chat_stash(log, PLATFORM, CHAT_STASHED, stash_book(log), filled=filled)
+        stash = chat_stash(log, PLATFORM, CHAT_STASHED, stash_book(log), filled=filled, binds_by_name=True)
         if stash:
             meta[STASH_KEY] = stash
         lines.append(apply_record(_fresh_header(log, meta), native.get("header")))
