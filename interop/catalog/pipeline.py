@@ -17,9 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..api import read_bytes, write
+from ..chatbook import attach_bound_book
 from ..document import Document
 from ..errors import ConversionError, InteropError
 from ..fidelity import fidelity_report
+from ..fidelity.chats import chat_report
 from ..formats.registry import get_format
 from ..io import write_atomic
 from ..memo import document_scope
@@ -120,7 +122,6 @@ def write_output(path: Path, data: bytes, *, inputs: tuple[Path, ...] = ()) -> N
     write_atomic(path, data, inputs=inputs, fsync=False)
 
 
-
 def _internal(exc: BaseException) -> str:
     return f"internal error: {type(exc).__name__}: {exc}"
 
@@ -153,7 +154,8 @@ def _add_report(outcome: TargetOutcome, doc: Document, target: str, data: bytes)
     """The fidelity report's counts and JSON on ``outcome`` (or why there is none)."""
     start = time.perf_counter()
     try:
-        report = fidelity_report(doc, target, data)
+        chat_target = doc.kind == "chat" and get_format(target).kind == "chat"
+        report = chat_report(doc, target, data) if chat_target else fidelity_report(doc, target, data)
         outcome.counts = {k: int(v) for k, v in report.counts.items()}
         outcome.has_losses = bool(report.has_losses)
         outcome.report_json = json.dumps(report.to_json(), ensure_ascii=False, default=str)
@@ -184,6 +186,9 @@ def process_file(config: RunConfig, path: Path) -> FileOutcome:
     try:
         doc = read_bytes(data, filename=str(path))
         fmt = get_format(doc.format)
+        note = attach_bound_book(doc, path)  # a chat's world bound by name: catalogued and carried with it
+        if note and doc.chat is not None and doc.chat.lorebook is None:
+            doc.warn(note)
         outcome.item = item_record(doc)
     except InteropError as exc:
         outcome.status, outcome.error = "failed", exc.reason

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import click
 
+from ..document import Document
 from ..errors import InteropError
+from ..fidelity.chats import chat_round_trip
 from ..fidelity.paths import render
 from ..fidelity.render import app_lines
 from ..fidelity.roundtrip import Leg, roundtrip
@@ -89,13 +91,17 @@ def command(paths: tuple[str, ...], targets: tuple[str, ...], limit: int, chats:
     adds (its defaults) are listed but do not fail. A card without a lorebook
     cannot go to a lorebook format: that target is skipped.
     """
-    chosen = list(targets) or [f.name for f in writable_formats()]
     loaded = load_chats(chats) if chats else None
     failed = 0
     unreadable: list[Path] = []
     for path, doc in read_inputs(paths, on_error=lambda path, _exc: unreadable.append(path)):
         click.secho(f"{path} ({doc.format})", bold=True)
+        # By default a chat goes to the chat formats, a card or lorebook to the others.
+        chosen = list(targets) or [f.name for f in writable_formats() if (f.kind == "chat") == (doc.kind == "chat")]
         for target in chosen:
+            if doc.kind == "chat":
+                failed += _chat_leg(doc, target)
+                continue
             try:
                 leg = roundtrip(doc, target, chats=loaded, seed=seed)
             except InteropError as exc:
@@ -108,3 +114,21 @@ def command(paths: tuple[str, ...], targets: tuple[str, ...], limit: int, chats:
         raise SystemExit(EXIT_INPUT)
     if failed:
         raise SystemExit(EXIT_CHECK_FAILED)
+
+
+def _chat_leg(doc: Document, target: str) -> int:
+    """One chat there and back (``fidelity.chats.chat_round_trip``): 1 when a difference was not predicted."""
+    try:
+        _report, differences, unexpected = chat_round_trip(doc, target)
+    except InteropError as exc:
+        click.secho(f"  via {target}: error: {exc}", fg="red")
+        return 1
+    if not differences:
+        click.echo(f"  via {target} -> {doc.format}: identical")
+        return 0
+    for path in differences:
+        mark = "!" if path in unexpected else " "
+        click.echo(
+            f"  via {target} -> {doc.format}: {mark} {path} differs" + (" (not predicted)" if mark == "!" else "")
+        )
+    return 1 if unexpected else 0

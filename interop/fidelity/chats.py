@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..api import read_bytes
+from ..api import read_bytes, write
 from ..document import Document
 from ..formats.chat_native import STASH_KEY, meaningful
 from ..formats.registry import get_format
@@ -187,3 +187,44 @@ def _book_items(
     items = [head] + [FidelityItem(f"book.{i.path}", i.fate, i.detail, i.rule) for i in report.items]
     warnings = [f"lorebook ({book_target}): {w}" for w in report.warnings]
     return items, warnings
+
+
+def chat_differences(source: ChatLog, back: ChatLog) -> list[str]:
+    """Report paths (``chat.user``, ``message[*].time``, ``chat.native.risu``, ...) where ``back`` differs."""
+    paths = [f"chat.{name}" for name in CHAT_FIELDS if not json_equal(source.value(name), back.value(name))]
+    if (source.lorebook is None) != (back.lorebook is None) or (
+        source.lorebook is not None and back.lorebook is not None and source.lorebook.dump() != back.lorebook.dump()
+    ):
+        paths.append("chat.lorebook")
+    if len(source.messages) != len(back.messages):
+        return [*paths, "chat.messages"]
+    for name in MESSAGE_FIELDS:
+        if any(
+            not json_equal(a.value(name), b.value(name)) for a, b in zip(source.messages, back.messages, strict=True)
+        ):
+            paths.append(f"message[*].{name}")
+    for platform in sorted(set(source.native) - {"interop"}):
+        if not json_equal(source.native.get(platform), back.native.get(platform)):
+            paths.append(f"chat.native.{platform}")
+    mine = {p for m in source.messages for p in m.native}
+    for platform in sorted(mine):
+        pairs = zip(source.messages, back.messages, strict=True)
+        if any(not json_equal(a.native.get(platform), b.native.get(platform)) for a, b in pairs):
+            paths.append(f"message.native.{platform}")
+    return paths
+
+
+def chat_round_trip(source: Document, target: str) -> tuple[FidelityReport, list[str], list[str]]:
+    """``source`` to ``target`` and back to its own format: (the report of the way there, the paths that
+    differ after the way back, those among them the report did not predict as lost or approximated)."""
+    assert source.chat is not None
+    data = write(source, target)
+    report = chat_report(source, target, data)
+    middle = read_bytes(data, format=target, filename=source.source)
+    back = read_bytes(write(middle, source.format), format=source.format, filename=source.source)
+    assert back.chat is not None
+    differences = chat_differences(source.chat, back.chat)
+    predicted = {i.path for i in report.items if i.fate in ("lost", "approximated")}
+    # A field the source did not have and the way back filled in (a default) is added, not lost.
+    added = {f"chat.{n}" for n in CHAT_FIELDS if not _set(source.chat.value(n))}
+    return report, differences, [p for p in differences if p not in predicted and p not in added]

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from ..errors import CorruptInputError, InvalidCardError
+from ..errors import ConversionError, CorruptInputError
 from ..jsonio import load_json
 from ..jsonvalue import json_equal
 from ..limits import Limits
@@ -231,7 +231,7 @@ def stash_book(log: ChatLog) -> dict[str, Any] | None:
 
 def require_chat(doc: Any, target: str) -> ChatLog:
     if doc.chat is None:
-        raise InvalidCardError(f"{target} holds a chat; this {doc.kind} has none", file=doc.source)
+        raise ConversionError(f"{target} holds a chat; this {doc.kind} has none", file=doc.source)
     chat: ChatLog = doc.chat
     return chat
 

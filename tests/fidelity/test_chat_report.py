@@ -97,3 +97,13 @@ def test_cli_a_card_to_a_chat_format_is_refused(tmp_path: Path) -> None:
         cli, ["convert", str(CHATS / "ccv3_harbor.json"), "--to", "sillytavern-chat", "-o", str(out)]
     )
     assert result.exit_code == 3 and not out.exists()
+
+
+def test_roundtrip_command_checks_chats_against_the_report() -> None:
+    """``interop roundtrip`` on a chat goes through the chat formats; the lossy interop-chat leg differs
+    only where the report said it would (lost), so nothing is flagged and the exit code is 0."""
+    result = CliRunner().invoke(cli, ["roundtrip", str(CHATS / "st_hidden.jsonl")])
+    assert result.exit_code == 0, result.output
+    assert "via risu-chat -> sillytavern-chat: identical" in result.output
+    assert "via agnai-chat -> sillytavern-chat: identical" in result.output
+    assert "message[*].time differs" in result.output and "!" not in result.output
