@@ -18,6 +18,7 @@ from .chat import (
     chat_from_records,
     chat_from_transcript,
     load_chat,
+    read_chat_bytes,
 )
 from .compare import BehaviourDifference, compare_behaviour
 from .profiles import (
@@ -71,5 +72,6 @@ __all__ = [
     "load_chat",
     "native_kind",
     "platform_profile",
+    "read_chat_bytes",
     "simulate",
 ]

@@ -264,18 +264,25 @@ def chat_from_bytes(data: bytes | str, *, file: str | None = None, limits: Limit
     interop's chat JSON Lines and ``Name: message`` text keep the engine's own parser
     (``chat_from_transcript``), which also takes what no format claims (as before).
     """
+    return read_chat_bytes(data, file=file, limits=limits)[0]
+
+
+def read_chat_bytes(
+    data: bytes | str, *, file: str | None = None, limits: Limits = DEFAULT_LIMITS
+) -> tuple[Chat, str, ChatLog | None]:
+    """``(chat, format name, canonical chat log)``; the log is None when the engine's own parser read it."""
     raw = data.encode("utf-8") if isinstance(data, str) else data
     try:
         doc = read_bytes(raw, filename=file, limits=limits)
     except UnknownFormatError:
         if raw.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"["):
-            return chat_from_jsonl(raw, file=file)  # JSON no reader claims: say what is wrong with it
-        return chat_from_transcript(raw, file=file)
+            return chat_from_jsonl(raw, file=file), "interop-chat", None  # say what is wrong with the JSON
+        return chat_from_transcript(raw, file=file), "transcript", None
     if doc.format in NATIVE_PARSERS:
-        return chat_from_transcript(raw, file=file)
+        return chat_from_transcript(raw, file=file), doc.format, None
     if doc.chat is None:
         raise InvalidCardError(f"not a chat: the file is a {doc.kind} ({doc.format})", file=file)
-    return chat_from_log(doc.chat, file=file)
+    return chat_from_log(doc.chat, file=file), doc.format, doc.chat
 
 
 def chat_from_log(log: ChatLog, *, file: str | None = None) -> Chat:
