@@ -7,6 +7,8 @@ from pathlib import Path
 import click
 
 from ..api import read
+from ..document import Document
+from ..fidelity.chats import chat_differences
 from ..fidelity.compare import Change
 from ..fidelity.entrydiff import diff_documents, entry_label
 from ..fidelity.paths import render
@@ -30,6 +32,9 @@ def command(a: str, b: str) -> None:
     """
     doc_a = read(a, limits=current_limits())
     doc_b = read(b, limits=current_limits())
+    if "chat" in (doc_a.kind, doc_b.kind):
+        _diff_chats(a, doc_a, b, doc_b)
+        return
     result = diff_documents(doc_a, doc_b, Path(b).read_bytes())
     click.echo(f"--- {a} ({doc_a.format})")
     click.echo(f"+++ {b} ({doc_b.format})")
@@ -62,4 +67,21 @@ def command(a: str, b: str) -> None:
         click.echo("no differences")
         return
     click.echo(f"{result.count} difference(s)")
+    raise SystemExit(EXIT_CHECK_FAILED)
+
+
+def _diff_chats(a: str, doc_a: Document, b: str, doc_b: Document) -> None:
+    """Two chats compared through the canonical chat (docs/chats.md); each app's own fields are not compared."""
+    click.echo(f"--- {a} ({doc_a.format})")
+    click.echo(f"+++ {b} ({doc_b.format})")
+    if doc_a.chat is None or doc_b.chat is None:
+        click.echo(f"A is a {doc_a.kind}, B is a {doc_b.kind}")
+        raise SystemExit(EXIT_CHECK_FAILED)
+    paths = [p for p in chat_differences(doc_a.chat, doc_b.chat) if ".native." not in p]
+    for path in paths:
+        click.echo(f"{path}: differs")
+    if not paths:
+        click.echo("no differences")
+        return
+    click.echo(f"{len(paths)} difference(s)")
     raise SystemExit(EXIT_CHECK_FAILED)

@@ -107,3 +107,12 @@ def test_roundtrip_command_checks_chats_against_the_report() -> None:
     assert "via risu-chat -> sillytavern-chat: identical" in result.output
     assert "via agnai-chat -> sillytavern-chat: identical" in result.output
     assert "message[*].time differs" in result.output and "!" not in result.output
+
+
+def test_diff_compares_chats_through_the_canonical_chat() -> None:
+    same = CliRunner().invoke(cli, ["diff", str(CHATS / "st_harbor.jsonl"), str(CHATS / "st_harbor.jsonl")])
+    assert same.exit_code == 0 and "no differences" in same.output
+    other = CliRunner().invoke(cli, ["diff", str(CHATS / "st_harbor.jsonl"), str(CHATS / "st_storm.jsonl")])
+    assert other.exit_code == 1 and "chat.messages: differs" in other.output
+    kinds = CliRunner().invoke(cli, ["diff", str(CHATS / "st_harbor.jsonl"), str(CHATS / "st_matching.json")])
+    assert kinds.exit_code == 1 and "A is a chat, B is a lorebook" in kinds.output
