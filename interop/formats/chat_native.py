@@ -66,14 +66,18 @@ def jsonl_records(data: bytes, file: str | None, limits: Limits) -> Iterator[tup
         yield index + 1, value
 
 
-def first_json_line(data: bytes) -> Any:
-    """The first line parsed, for detectors (None when it is not one JSON value)."""
-    head = data[:65536].lstrip(b"\xef\xbb\xbf")
-    line = head.split(b"\n", 1)[0].strip()
-    if not line.startswith(b"{"):
+def first_json_line(probe: Any) -> Any:
+    """The first line of ``probe.data`` parsed, for detectors (None when it is not one JSON object).
+    A file of one line is the probe's shared parse (a minified card is not parsed twice)."""
+    data: bytes = probe.data
+    start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    if data[start : start + 1] != b"{":
         return None
+    end = data.find(b"\n", start)
+    if end == -1 or not data[end:].strip():
+        return probe.json_object
     try:
-        return json.loads(line)
+        return json.loads(data[start:end])  # a header line may be long (chat_metadata): no cut-off
     except (ValueError, RecursionError):
         return None
 

@@ -56,7 +56,7 @@ MESSAGE_STASHED: tuple[str, ...] = ()
 
 
 def _detect(probe: Probe) -> int:
-    first = first_json_line(probe.data)
+    first = first_json_line(probe)
     if not isinstance(first, dict):
         return 0
     if "mes" not in first and ("chat_metadata" in first or ("user_name" in first and "character_name" in first)):

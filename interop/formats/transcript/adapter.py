@@ -30,7 +30,7 @@ USER_NAMES = {"user", "you", "{{user}}"}
 
 
 def _detect_jsonl(probe: Probe) -> int:
-    first = first_json_line(probe.data)
+    first = first_json_line(probe)
     if not isinstance(first, dict):
         return 0
     if isinstance(first.get("text"), str) and first.get("role") in CHAT_ROLES:
