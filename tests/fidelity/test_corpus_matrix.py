@@ -46,7 +46,10 @@ def _samples(root: Path) -> list[Path]:
     return sorted(
         p
         for p in root.rglob("*")
-        if p.is_file() and p.suffix.lower() not in NOT_SAMPLES and not p.name.startswith(".") and "chats" not in p.parts
+        if p.is_file()
+        and p.suffix.lower() not in NOT_SAMPLES
+        and not p.name.startswith(".")
+        and "chats" not in p.relative_to(root).parts  # not the checkout's own path (a worktree named chats)
     )
 
 
