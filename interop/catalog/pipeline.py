@@ -23,7 +23,8 @@ from ..errors import ConversionError, InteropError
 from ..fidelity import fidelity_report
 from ..fidelity.chats import chat_report
 from ..formats.registry import get_format
-from ..io import write_atomic
+from ..io import read_limited, write_atomic
+from ..limits import DEFAULT_LIMITS, Limits
 from ..memo import document_scope
 from .records import ItemRecord, blobs_of, item_record, sha256_hex
 
@@ -62,6 +63,8 @@ class FileOutcome:
     targets: list[TargetOutcome] = field(default_factory=list)
     read_ms: float = 0.0
     write_ms: float = 0.0
+    recorded_before: bool = False
+    """Set by the recorder: the catalog already held this content as imported when the file was recorded."""
 
 
 @dataclass
@@ -72,6 +75,7 @@ class RunConfig:
     done: dict[str, dict[str, tuple[str, str] | None]] = field(default_factory=dict)
     """sha256 -> {target: (output path, output sha256), or None if skipped} already recorded as finished."""
     pretty: bool = True
+    limits: Limits = DEFAULT_LIMITS
 
 
 _SLUG = re.compile(r"[^\w.-]+", re.UNICODE)
@@ -175,16 +179,17 @@ def process_file(config: RunConfig, path: Path) -> FileOutcome:
     """Everything about one input file except the database."""
     start = time.perf_counter()
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        return FileOutcome(str(path), "failed", error=exc.strerror or str(exc))
+        # regular files only, bounded by the limit: a FIFO or /dev/zero must not hang or exhaust the run
+        data = read_limited(path, config.limits.max_file_bytes)
+    except InteropError as exc:
+        return FileOutcome(str(path), "failed", error=exc.reason)
     sha256 = sha256_hex(data)
     outcome = FileOutcome(str(path), "imported", sha256=sha256, size=len(data))
     if _already_done(config, sha256):
         outcome.status = "unchanged"
         return outcome
     try:
-        doc = read_bytes(data, filename=str(path))
+        doc = read_bytes(data, filename=str(path), limits=config.limits)
         fmt = get_format(doc.format)
         note = attach_bound_book(doc, path)  # a chat's world bound by name: catalogued and carried with it
         if note and doc.chat is not None and doc.chat.lorebook is None:

@@ -15,6 +15,7 @@ from ..engine.result import Result
 from ..engine.sidebyside import setting_names, settings_with
 from ..engine.tokenizers import CharsTokenizer
 from ..errors import InteropError, LimitExceededError
+from ..jsonio import escape_lone_surrogates
 from .common import current_limits
 
 TOKENIZERS = ("approx-cl100k", "chars")
@@ -206,7 +207,7 @@ def _print_json(shown: list[Result], all_turns: bool, trace: bool, timing: dict[
     out: Any = payload if all_turns else payload[0]
     if timing is not None:
         out = {"results" if all_turns else "result": out, "timing": timing}
-    click.echo(json.dumps(out, ensure_ascii=False, indent=2, default=str))
+    click.echo(escape_lone_surrogates(json.dumps(out, ensure_ascii=False, indent=2, default=str)))
 
 
 def read_chat(path: str) -> Chat:

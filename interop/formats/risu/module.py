@@ -28,6 +28,7 @@ from ...containers.risum import MODULE_TYPE, looks_like_risum, read_risum, write
 from ...convert import as_lorebook
 from ...document import Document
 from ...errors import InvalidCardError
+from ...jsonio import escape_lone_surrogates
 from ...jsonvalue import json_equal
 from ...model import Lorebook
 from ...model.stash import Stash, take
@@ -109,7 +110,11 @@ def module_from_book(book: Lorebook, *, standalone: bool = True, default_name: s
         if book.has(name):
             module[name] = getattr(book, name)
     name = default_name or (book.name if isinstance(book.name, str) and book.name else "Lorebook")
-    defaults = {"name": name, "description": "", "id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"interop:risum:{name}"))}
+    defaults = {
+        "name": name,
+        "description": "",
+        "id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"interop:risum:{escape_lone_surrogates(name)}")),
+    }
     for key, value in defaults.items() if not isinstance(meta, dict) else ():
         if key not in module:
             module[key] = value
