@@ -198,3 +198,15 @@ def test_sillytavern_timestamps() -> None:
     assert parse_time("November 2, 2026 12:05pm") == parse_time("2026-11-02T12:05:00Z")
     assert parse_time("2026-11-02@19h41m07s") == parse_time("2026-11-02T19:41:07Z")
     assert parse_time("not a date") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"name: n\ncontext: &a [x, x]\nb: [*a, *a]\n",  # YAML anchors and flow lists
+        b"name: Tamsin\ngreeting: |\n  Hello there.\ncontext: She runs the mill.\n",  # block scalar
+        b"a: b\nc: d\n",  # settings, nobody speaking
+    ],
+)
+def test_key_value_text_is_not_a_transcript(text: bytes) -> None:
+    assert "transcript" not in [d.format for d in api.detect_all(text, "x.txt")]

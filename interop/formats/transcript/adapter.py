@@ -119,10 +119,24 @@ def _detect_transcript(probe: Probe) -> int:
         lines = [line for line in probe.data[:65536].decode("utf-8-sig").splitlines() if line.strip()]
     except UnicodeDecodeError:
         return 0
-    speakers = [m.group(1).strip() for m in map(SPEAKER.match, lines[:50]) if m]
-    if not lines or SPEAKER.match(lines[0]) is None or len(set(speakers)) < 2:
+    matches = [m for m in map(SPEAKER.match, lines[:50]) if m]
+    if not lines or SPEAKER.match(lines[0]) is None or len({m.group(1).strip() for m in matches}) < 2:
         return 0
+    if any(_structured(line) for line in lines[:50]) or not any(" " in m.group(2).strip() for m in matches):
+        return 0  # YAML or key: value settings, not people talking
     return 5  # the weakest claim: any format that knows the text better wins
+
+
+YAML_VALUE_START = ("&", "*", "[", "{", "|", ">", "!", "'", '"')
+
+
+def _structured(line: str) -> bool:
+    """A line of YAML (anchors, flow collections, block scalars, list items, comments, documents)."""
+    stripped = line.strip()
+    if stripped.startswith(("- ", "#", "---", "...")):
+        return True
+    match = SPEAKER.match(line)
+    return bool(match and match.group(2).strip().startswith(YAML_VALUE_START))
 
 
 def _read_transcript(data: bytes, ctx: ReadContext) -> Document:
