@@ -119,3 +119,18 @@ def test_convert_behaviour_takes_a_sillytavern_chat(tmp_path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert out.exists()
+
+
+def test_platform_all_compares_the_apps_side_by_side() -> None:
+    """``--platform all``: every app's last turn, as ``activate --platform P`` gives it, plus the rows
+    pairing the entries (what the web page's playground shows)."""
+    book, chat = str(CHATS / "ccv3_harbor.json"), str(CHATS / "st_harbor.jsonl")
+    data = json.loads(invoke(book, "--chat", chat, "--platform", "all", "--json", "--trace").output)
+    assert data["platforms"] == ["sillytavern", "risu", "agnai"]
+    for platform in data["platforms"]:
+        single = invoke(book, "--chat", chat, "--platform", platform, "--json", "--trace")
+        assert data["results"][platform] == json.loads(single.output)
+    text = invoke(book, "--chat", chat, "--platform", "all").output
+    assert text.count("\n* ") + text.startswith("* ") == data["differences"] > 0
+    refused = CliRunner().invoke(cli, ["activate", book, "--chat", chat, "--platform", "all", "--turn", "2"])
+    assert refused.exit_code == 2
