@@ -210,3 +210,13 @@ def test_sillytavern_timestamps() -> None:
 )
 def test_key_value_text_is_not_a_transcript(text: bytes) -> None:
     assert "transcript" not in [d.format for d in api.detect_all(text, "x.txt")]
+
+
+def test_unused_header_names_with_one_character_are_not_a_group() -> None:
+    lines = (CHATS / "st_harbor.jsonl").read_text("utf-8").split("\n")
+    header = json.loads(lines[0])
+    header["user_name"] = header["character_name"] = "unused"
+    data = "\n".join([json.dumps(header, separators=(",", ":")), *lines[1:]]).encode()
+    doc = api.read_bytes(data, filename="single.jsonl")
+    assert not doc.chat.group and doc.chat.character is None and doc.chat.characters == ["Mira"]
+    assert api.write(doc, "sillytavern-chat") == data

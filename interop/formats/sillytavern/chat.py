@@ -7,8 +7,10 @@ Facts (SillyTavern ``public/script.js`` ``saveChat`` / ``getChat``, ``public/scr
 * a character chat is a header line ``{user_name, character_name, create_date, chat_metadata}``
   followed by one message object per line; the file is ``JSON.stringify`` of each line joined
   with ``\\n`` (compact, no trailing newline);
-* a group chat file (``/group/save``) is the message lines only; newer versions add a header
-  whose names are ``"unused"``;
+* a group chat file (``/group/save``) is the message lines only. Files with a header whose names
+  are ``"unused"`` also occur (newer saves and third-party tools write it, for group chats and even
+  for single chats; not checked against an official release here): such a chat is a group chat
+  when more than one character speaks in it;
 * ``chat_metadata`` holds the chat-bound world *by name* (``world_info``), the author's note
   (``note_prompt``, ``note_interval``, ``note_depth``, ``note_position``, ``note_role``), the
   timed-effect state (``timedWorldInfo``), ``variables``, ``integrity`` and what extensions add;
@@ -86,6 +88,8 @@ def _read(data: bytes, ctx: ReadContext) -> Document:
         native["headerless"] = True
         log.group = True
     else:
+        named = header.get("character_name")
+        log.group = named == GROUP_NAME and len(log.characters) > 1 and "group" not in _stash_fields(header)
         _read_header(log, header, native, file)
     native["newline"] = data.endswith(b"\n")
     log.native[PLATFORM] = native
@@ -102,7 +106,6 @@ def _read_header(log: ChatLog, header: dict[str, Any], native: dict[str, Any], f
     user, character = header.get("user_name"), header.get("character_name")
     log.user = user if isinstance(user, str) else None
     log.character = character if isinstance(character, str) and character != GROUP_NAME else None
-    log.group = character == GROUP_NAME
     log.created = parse_time(header.get("create_date"))
     if meta is not None:
         note, world = meta.get("note_prompt"), meta.get("world_info")
@@ -112,6 +115,14 @@ def _read_header(log: ChatLog, header: dict[str, Any], native: dict[str, Any], f
         header["chat_metadata"] = meta
     native["header"] = native_record(header, _fresh_header(log, meta))
     restore_chat(log, stash)
+
+
+def _stash_fields(header: dict[str, Any]) -> dict[str, Any]:
+    """The canonical fields another app's writer stashed in ``chat_metadata`` (they decide over guesses)."""
+    meta = header.get("chat_metadata")
+    stash = meta.get(STASH_KEY) if isinstance(meta, dict) else None
+    fields = stash.get("fields") if isinstance(stash, dict) else None
+    return fields if isinstance(fields, dict) else {}
 
 
 def _message(record: Any, file: str | None, where: str) -> ChatMessage:
@@ -186,7 +197,9 @@ def chat_lines(log: ChatLog) -> list[dict[str, Any]]:
     lines: list[dict[str, Any]] = []
     if not native.get("headerless"):
         meta = apply_record(_fresh_meta(log), native.get("meta"))
-        filled = ("user",) if log.group else ("user", "character")
+        kept = native.get("header", {}).get("keep", {})  # names the file itself spells (e.g. "unused")
+        names = (("user", "user_name"),) if log.group else (("user", "user_name"), ("character", "character_name"))
+        filled = tuple(field for field, key in names if key not in kept)
         stash = chat_stash(log, PLATFORM, CHAT_STASHED, stash_book(log), filled=filled, binds_by_name=True)
         if stash:
             meta[STASH_KEY] = stash
