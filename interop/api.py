@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .document import Document, Kind
 from .errors import FormatError, InteropError, LimitExceededError, UnknownFormatError
+from .findings import Journal, recording
 from .formats.registry import Format, Probe, ReadContext, WriteContext, all_formats, check_size, get_format
 from .io import read_limited
 from .limits import DEFAULT_LIMITS, Limits
@@ -136,3 +137,20 @@ def write(doc: Document, format: str, *, image: bytes | None = None, pretty: boo
     fmt = writable_format(format)
     ctx = WriteContext(image=image, pretty=pretty, options=dict(options))
     return fmt.write(doc, ctx)
+
+
+@dataclass(frozen=True)
+class Written:
+    """A writer's output and what it recorded while writing it (``interop.findings``)."""
+
+    data: bytes
+    journal: Journal
+
+
+def write_with_journal(
+    doc: Document, format: str, *, image: bytes | None = None, pretty: bool = True, **options: object
+) -> Written:
+    """``write`` and the journal of what the writer and its transforms translated, added or could not express."""
+    with recording() as journal:
+        data = write(doc, format, image=image, pretty=pretty, **options)
+    return Written(data, journal)

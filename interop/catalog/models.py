@@ -260,6 +260,8 @@ class FidelityReport(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     migration_id: Mapped[int] = mapped_column(ForeignKey("migrations.id", ondelete="CASCADE"), unique=True)
     kept: Mapped[int] = mapped_column(Integer)
+    not_applicable: Mapped[int] = mapped_column(Integer, server_default="0")
+    kept_default: Mapped[int] = mapped_column(Integer, server_default="0")
     translated: Mapped[int] = mapped_column(Integer)
     stashed: Mapped[int] = mapped_column(Integer)
     approximated: Mapped[int] = mapped_column(Integer)

@@ -9,19 +9,19 @@ same bytes to the same deterministic names when started again.
 
 from __future__ import annotations
 
-import json
 import re
 import time
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..api import read_bytes, write
+from ..api import read_bytes, write_with_journal
 from ..chatbook import attach_bound_book
 from ..document import Document
 from ..errors import ConversionError, InteropError
 from ..fidelity import fidelity_report
 from ..fidelity.chats import chat_report
+from ..findings import Journal
 from ..formats.registry import get_format
 from ..io import read_limited, write_atomic
 from ..limits import DEFAULT_LIMITS, Limits
@@ -133,7 +133,7 @@ def _internal(exc: BaseException) -> str:
 def convert_target(config: RunConfig, doc: Document, sha256: str, target: str, source: Path) -> TargetOutcome:
     start = time.perf_counter()
     try:
-        data = write(doc, target, pretty=config.pretty)
+        written = write_with_journal(doc, target, pretty=config.pretty)
     except ConversionError as exc:
         return TargetOutcome(target, "skipped", reason=exc.reason, convert_ms=_ms(start))
     except InteropError as exc:
@@ -141,7 +141,11 @@ def convert_target(config: RunConfig, doc: Document, sha256: str, target: str, s
     except Exception as exc:  # an adapter bug must not stop a run over thousands of files
         return TargetOutcome(target, "failed", reason=_internal(exc), convert_ms=_ms(start))
     outcome = TargetOutcome(target, "done", convert_ms=_ms(start))
-    _add_report(outcome, doc, target, data)
+    data = written.data
+    output_sha256 = sha256_hex(data)
+    # The input file again, byte for byte: reading it back gives the source document.
+    read = doc if output_sha256 == sha256 and target == doc.format else None
+    _add_report(outcome, doc, target, data, written.journal, read)
     start = time.perf_counter()
     path = output_path(config, doc, sha256, target)
     try:
@@ -150,19 +154,25 @@ def convert_target(config: RunConfig, doc: Document, sha256: str, target: str, s
         return TargetOutcome(target, "failed", reason=f"cannot write output: {exc}", convert_ms=outcome.convert_ms)
     outcome.write_ms = _ms(start)
     outcome.output_path = str(path)
-    outcome.output_sha256 = sha256_hex(data)
+    outcome.output_sha256 = output_sha256
     return outcome
 
 
-def _add_report(outcome: TargetOutcome, doc: Document, target: str, data: bytes) -> None:
-    """The fidelity report's counts and JSON on ``outcome`` (or why there is none)."""
+def _add_report(
+    outcome: TargetOutcome, doc: Document, target: str, data: bytes, journal: Journal, read: Document | None
+) -> None:
+    """The fidelity report's counts and JSON on ``outcome`` (or why there is none); ``journal``:
+    what the writer recorded (the report folds it in instead of re-running rewrites); ``read``:
+    ``data`` already read (the source itself when the output is the input file)."""
     start = time.perf_counter()
     try:
-        chat_target = doc.kind == "chat" and get_format(target).kind == "chat"
-        report = chat_report(doc, target, data) if chat_target else fidelity_report(doc, target, data)
+        if doc.kind == "chat" and get_format(target).kind == "chat":  # judged by its two read-backs
+            report = chat_report(doc, target, data, journal=journal)
+        else:
+            report = fidelity_report(doc, target, data, journal=journal, output_doc=read)
         outcome.counts = {k: int(v) for k, v in report.counts.items()}
         outcome.has_losses = bool(report.has_losses)
-        outcome.report_json = json.dumps(report.to_json(), ensure_ascii=False, default=str)
+        outcome.report_json = report.to_json_text()
     except Exception as exc:  # the report is advisory: record why it is missing, keep the output
         outcome.reason = f"fidelity report unavailable: {exc}"
     outcome.report_ms = _ms(start)

@@ -20,8 +20,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..api import read_bytes, write
+from ..api import read_bytes, write, write_with_journal
 from ..document import Document
+from ..findings import Journal
 from ..formats.chat_native import STASH_KEY, meaningful
 from ..formats.registry import get_format
 from ..jsonvalue import json_equal
@@ -58,8 +59,11 @@ def app_view_bytes(data: bytes, suffix: str) -> bytes:
     return json.dumps(without_stash(json.loads(data)), ensure_ascii=False).encode("utf-8")
 
 
-def chat_report(source: Document, target: str, output: bytes) -> FidelityReport:
-    """The fate of every field of the chat ``source`` written as ``target`` (``output``)."""
+def chat_report(source: Document, target: str, output: bytes, *, journal: Journal | None = None) -> FidelityReport:
+    """The fate of every field of the chat ``source`` written as ``target`` (``output``).
+
+    ``journal`` is what the writer recorded (``api.write_with_journal``): carried in the report's
+    ``findings`` as for cards and books; the fates here come from the two read-backs."""
     fmt = get_format(target)
     assert source.chat is not None
     warnings: list[str] = []
@@ -83,6 +87,7 @@ def chat_report(source: Document, target: str, output: bytes) -> FidelityReport:
         source_file=source.source,
         output_size=len(output),
         warnings=warnings,
+        journal=journal,
     )
 
 
@@ -218,8 +223,9 @@ def chat_round_trip(source: Document, target: str) -> tuple[FidelityReport, list
     """``source`` to ``target`` and back to its own format: (the report of the way there, the paths that
     differ after the way back, those among them the report did not predict as lost or approximated)."""
     assert source.chat is not None
-    data = write(source, target)
-    report = chat_report(source, target, data)
+    written = write_with_journal(source, target)
+    report = chat_report(source, target, written.data, journal=written.journal)
+    data = written.data
     middle = read_bytes(data, format=target, filename=source.source)
     back = read_bytes(write(middle, source.format), format=source.format, filename=source.source)
     assert back.chat is not None

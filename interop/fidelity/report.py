@@ -12,11 +12,17 @@ when no rule matches. The target platform's hazards (``hooks.findings``) can the
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..api import detect_all, read_bytes, write
+try:
+    import orjson
+except ImportError:  # optional: the stdlib writes the same JSON, slower
+    orjson = None  # type: ignore[assignment]
+
+from ..api import detect_all, read_bytes, write_with_journal
 from ..document import Document
 from ..errors import FormatError, InteropError
 from ..formats.card_dates import DATE_FIELDS, record_of
@@ -29,8 +35,10 @@ from .behaviour import behaviour_items
 from .compare import changed_fields, describe_change, short, strict_equal
 from .compared import Compared
 from .containers import ContainerResult
+from .findings import Journal, fold_added, hazard_findings
 from .hooks import Finding, findings
 from .items import FidelityItem
+from .names import entry_names
 from .paths import Path, PathCache, pattern_segments, render
 from .rules import FATE_ORDER, RuleBook, rule_book
 from .view import MISSING, CanonicalView, leaves
@@ -38,7 +46,7 @@ from .view import MISSING, CanonicalView, leaves
 DEEPDIFF_PER_FIELD = 5
 """How many changed values of one field (pattern form) DeepDiff describes per report."""
 
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.2"
 """Version of the machine report (docs/fidelity-report.schema.json). Bump the
 major part when a field changes meaning or disappears, the minor part when one is added."""
 
@@ -60,6 +68,10 @@ class FidelityReport:
     """What each target application loads from the output, compared with the source (``fidelity.apps``)."""
     added: list[str] = field(default_factory=list)
     """Fields the output has and the source lacked (e.g. V3-required entry fields), with their values."""
+    entry_names: list[str] = field(default_factory=list)
+    """The source's entries as a user knows them (comment or title, else keys, else ``#index``)."""
+    journal: Journal | None = None
+    """What the writer recorded while writing the output (``interop.findings``); None when not recorded."""
 
     @property
     def counts(self) -> dict[str, int]:
@@ -83,6 +95,16 @@ class FidelityReport:
     def item(self, path: str) -> FidelityItem | None:
         return next((i for i in self.items if i.path == path), None)
 
+    def to_json_text(self) -> str:
+        """``to_json()`` as compact JSON text (orjson when installed: a run stores one per output)."""
+        data = self.to_json()
+        if orjson is not None:
+            try:
+                return orjson.dumps(data, default=str).decode()
+            except TypeError:  # a lone surrogate or a non-string key: the stdlib writes those
+                pass
+        return json.dumps(data, ensure_ascii=False, default=str)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "schema_version": SCHEMA_VERSION,
@@ -96,10 +118,14 @@ class FidelityReport:
             "verified": self.verified,
             "counts": self.counts,
             "has_losses": self.has_losses,
-            "items": [item.to_json() for item in self.items],
+            "items": [{"path": p, "fate": f, "detail": d, "rule": r} for p, f, d, r in self.items],
             "warnings": list(self.warnings),
             "apps": [verdict.to_json() for verdict in self.apps],
             "added": list(self.added),
+            "findings": [f.to_json() for f in self.journal if f.fate != "added" or f.value is None]
+            if self.journal is not None
+            else [],
+            "entry_names": list(self.entry_names),
         }
 
 
@@ -112,6 +138,7 @@ def fidelity_report(
     chats: Sequence[Any] | None = None,
     seed: int = 0,
     compared: Compared | None = None,
+    journal: Journal | None = None,
 ) -> FidelityReport:
     """The fate of every field of ``source_doc`` when written as ``target_format``.
 
@@ -119,6 +146,8 @@ def fidelity_report(
     (``ConversionError`` when the target cannot hold the document at all).
     ``output_doc`` is those bytes already read back, to save reading them twice;
     ``compared`` is the source and that read-back output already compared (a round trip's).
+    ``journal`` is what the writer recorded while writing ``output_bytes``
+    (``api.write_with_journal``): folded in, and the checks it covered are not redone.
     ``chats`` (``interop.engine.Chat``) adds behaviour items: entries whose
     activation differs between the source and the target platform.
     """
@@ -127,13 +156,14 @@ def fidelity_report(
     except KeyError:
         raise FormatError(f"unknown target format {target_format!r}") from None
     if output_bytes is None:
-        output_bytes = write(source_doc, fmt.name)
+        written = write_with_journal(source_doc, fmt.name)
+        output_bytes, journal = written.data, written.journal
     if compared is None:
         if output_doc is None:
             output_doc = read_back(output_bytes, fmt.name, source_doc.source)
         compared = Compared.of(source_doc, output_doc, fmt.name)
     source_platform = get_format(source_doc.format).platform
-    rules = rule_book(fmt.name, source_platform == fmt.platform)
+    rules = rule_book(fmt.name, source_platform == fmt.platform, source_doc.kind == "card")
     report = FidelityReport(
         source_format=source_doc.format,
         target_format=fmt.name,
@@ -144,10 +174,14 @@ def fidelity_report(
         source_file=source_doc.source,
         output_size=len(output_bytes),
         verified=compared.output is not None,
+        journal=journal,
+        entry_names=entry_names(compared.source.entries),
     )
     _judge_at_the_target(report, compared, source_platform, output_bytes)
     if compared.output is not None:
         report.added = added_fields(compared.source, compared.output)
+    if journal is not None:
+        fold_added(report, journal)
     if not rules.described:
         report.warnings.append(f"no mapping table describes {fmt.name}: fields that survive are reported as kept")
     if compared.output is None:
@@ -172,8 +206,13 @@ def _items(compared: Compared, rules: RuleBook) -> list[FidelityItem]:
 def _judge_at_the_target(report: FidelityReport, compared: Compared, source_platform: str, output: bytes) -> None:
     """The target platform's hazards and its app's verdict worsen the fates they name."""
     source_doc, target = compared.source_doc, report.target_format
-    if source_platform != report.target_platform:  # nothing to say about an app's own files
-        _apply_findings(report, findings(source_doc, target, report.target_platform, compared.output_doc))
+    journal, platform = report.journal, report.target_platform
+    if source_platform != platform:  # nothing to say about an app's own files
+        recorded = journal is not None and journal.covers(f"hazards:{platform}")
+        found = findings(source_doc, target, platform, compared.output_doc, hazards=not recorded)
+        if journal is not None:  # what the writer's rewrites could not express, recorded as they wrote
+            found += hazard_findings(journal)
+        _apply_findings(report, found)
     report.apps = app_verdicts(source_doc, source_platform, target, report.target_platform, output)
     for verdict in report.apps:
         _apply_app_verdict(report, verdict)
@@ -246,7 +285,7 @@ def _field_items(
         if template is None:
             template = templates[key] = _entry_template(shape, gone, changed is None, rules, paths, target)
         prefix = f"entry[{i}]"
-        if len(gone) == len(ch):
+        if len(gone) == len(ch) and not _looks_up(template, gone):
             items.extend([_new_item(FidelityItem, (prefix + tail, *rest)) for tail, _, rest in template])
             continue
         for tail, suffix, rest in template:
@@ -282,9 +321,11 @@ def _entry_template(
         rule = rules.rule(paths.segments(path))
         if unverified:
             template.append((tail, None, _unverified(tail, rule)[1:]))
+        elif suffix in gone and rule is not None and rule.has_default:
+            template.append((tail, suffix, _kept(rule)))  # kept_default or not: depends on the value
         elif suffix in gone:
             template.append((tail, None, _not_back(path, tail, rule, target, None, MISSING, paths)[1:]))
-        elif rule is not None and rule.fate in ("approximated", "lost") and rule.detail:
+        elif rule is not None and rule.fate in _TABLE_SAYS_WHY and rule.detail:
             template.append((tail, None, _kept(rule)))  # same item whether or not it came back
         else:
             template.append((tail, suffix, _kept(rule)))
@@ -292,6 +333,11 @@ def _entry_template(
         cache.clear()
     cache[key] = template
     return template
+
+
+def _looks_up(template: Template, gone: frozenset[Any]) -> bool:
+    """Some row of ``template`` needs the entry's value of a field that did not come back (a rule default)."""
+    return bool(gone) and any(suffix in gone for _, suffix, _ in template)
 
 
 _new_item = tuple.__new__  # builds a FidelityItem in C (a 300-entry book has ~7000 of them)
@@ -344,8 +390,11 @@ def _item(
 def _not_back(
     path: Path, name: str, rule: TargetRule | None, target: str, value: Any, found: Any, paths: PathCache
 ) -> FidelityItem:
-    if rule is not None and rule.fate in ("approximated", "lost") and rule.detail:
+    if rule is not None and rule.fate in _TABLE_SAYS_WHY and rule.detail:
         return FidelityItem(name, rule.fate, rule.detail, rule.pattern)  # the table already says why
+    if found is MISSING and rule is not None and rule.has_default and strict_equal(value, rule.default):
+        detail = f"{short(value)} is what {target} applies when the field is absent"
+        return FidelityItem(name, "kept_default", detail, rule.pattern)
     if found is MISSING:
         what = f"not in the {target} output"
     else:
@@ -360,6 +409,10 @@ def _not_back(
     if rule is not None:
         what += f" (the {target} mapping table says {rule.fate})"
     return FidelityItem(name, "lost", what, rule.pattern if rule else None)
+
+
+_TABLE_SAYS_WHY = ("approximated", "lost", "not_applicable")
+"""Fates a rule gives a field whether or not it comes back, its own detail saying why."""
 
 
 def _unverified(name: str, rule: TargetRule | None) -> FidelityItem:
@@ -456,6 +509,8 @@ def _apply_findings(report: FidelityReport, found: list[Finding], *, quiet: bool
             report.warnings.append(f"{report.target_platform} hook reported unknown field {key}: {finding.detail}")
         for i in targets:
             current = report.items[i]
+            if current.fate == "not_applicable":
+                continue  # the target's kind has no place for it: nothing the app does with it
             if FATE_ORDER[finding.fate] > FATE_ORDER[current.fate]:
                 report.items[i] = FidelityItem(current.path, finding.fate, finding.detail, current.rule)
 

@@ -34,6 +34,7 @@ from ..engine.sidebyside import side_by_side
 from ..engine.sources import book_from_bytes
 from ..errors import FormatError, InteropError
 from ..fidelity.entrydiff import diff_documents
+from ..fidelity.render import diff_view, leg_view, report_view
 from ..fidelity.roundtrip import roundtrip
 from ..formats.card_image import main_icon
 from ..formats.registry import all_formats, get_format, writable_formats
@@ -180,6 +181,7 @@ def convert(
             {
                 "error": {"file": upload.name, "location": None, "reason": strict_reason(report)},
                 "report": report.to_json(),
+                "view": report_view(report, doc.warnings).to_json(),
             },
             status_code=422,
         )
@@ -190,6 +192,7 @@ def convert(
                 "media_type": media_type(target),
                 "file_base64": base64.b64encode(conversion.data).decode(),
                 "report": report.to_json(),
+                "view": report_view(report, doc.warnings).to_json(),  # static/report.js draws it as the CLI prints
                 "warnings": list(doc.warnings),
             }
         )
@@ -215,7 +218,8 @@ def roundtrip_(
     legs = []
     for target in targets:
         try:
-            legs.append(roundtrip(doc, target).to_json())
+            leg = roundtrip(doc, target)
+            legs.append({**leg.to_json(), "view": leg_view(leg).to_json()})
         except InteropError as exc:
             legs.append({"target": target, "error": exc.reason, "ok": False})
     return {"file": upload.name, "format": doc.format, "ok": all(leg["ok"] for leg in legs), "legs": legs}
@@ -231,10 +235,12 @@ def diff(
     limits = limits_of(request)
     up_a, up_b = read_upload(a, limits), read_upload(b, limits)
     doc_a, doc_b = _read(up_a, limits), _read(up_b, limits)
+    result = diff_documents(doc_a, doc_b, up_b.data)  # B's bytes: what its app loads, as the CLI says
     return {
         "a": {"file": up_a.name, "format": doc_a.format},
         "b": {"file": up_b.name, "format": doc_b.format},
-        **diff_documents(doc_a, doc_b, up_b.data).to_json(),  # B's bytes: what its app loads, as the CLI says
+        **result.to_json(),
+        "view": diff_view(result).to_json(),
     }
 
 

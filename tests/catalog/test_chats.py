@@ -9,6 +9,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from interop.catalog.database import head_revision
 from interop.cli import cli
 
 CHATS = Path(__file__).resolve().parents[2] / "corpus" / "chats"
@@ -51,4 +52,4 @@ def test_migrate_catalogues_chats(tmp_path: Path) -> None:
     assert {Path(p).name: k for p, k in kinds.items()}["st_harbor.jsonl"] == "chat"
     written = sorted(p.name for p in (tmp_path / "out" / "risu-chat").iterdir())
     assert len(written) == 4
-    assert conn.execute("SELECT version_num FROM alembic_version").fetchone()[0] == "0004"
+    assert conn.execute("SELECT version_num FROM alembic_version").fetchone()[0] == head_revision()
