@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from ..chatbook import attach_bound_book
 from ..conversion import Conversion, convert_document, output_name, strict_reason
 from ..document import Document
 from ..errors import InteropError
@@ -31,22 +32,27 @@ from .exits import EXIT_CHECK_FAILED, EXIT_INPUT
 
 
 def load_chats(paths: tuple[str, ...]) -> list[Any]:
-    """Chats for ``--behaviour``: JSONL files, or every ``*.jsonl`` in a folder (sorted)."""
-    from ..engine import load_chat  # the activation engine only when --behaviour asks for it
+    """Chats for ``--behaviour``: chat files in any chat format (``-``: standard input), or every
+    ``*.jsonl`` in a folder (sorted)."""
+    from .activate_cmd import read_chat  # the activation engine only when --behaviour asks for it
 
-    files: list[Path] = []
+    files: list[str] = []
     for raw in paths:
         path = Path(raw)
-        files.extend(sorted(path.glob("*.jsonl")) if path.is_dir() else [path])
-    return [load_chat(f) for f in files]
+        if raw != STDIO and path.is_dir():
+            files.extend(str(f) for f in sorted(path.glob("*.jsonl")))
+        else:
+            files.append(raw)
+    return [read_chat(f) for f in files]
 
 
 behaviour_option = click.option(
     "--behaviour",
     "chats",
     multiple=True,
-    type=InputPath(allow_dash=False),
-    help="Chat JSONL file or folder (repeatable): also report entries that fire differently on the target.",
+    type=InputPath(),
+    help="Chat file in any chat format (docs/chats.md), '-' for standard input, or a folder of *.jsonl chats "
+    "(repeatable): also report entries that fire differently on the target.",
 )
 seed_option = click.option("--seed", default=0, show_default=True, help="Seed for probability rolls (--behaviour).")
 
@@ -123,11 +129,7 @@ def command(
     to --out-dir DIR. A file that cannot be read is reported and skipped (exit 3).
     """
     plan = _outputs(sources, target, output, out_dir)
-    to_stdout = any(out is None for _, out in plan)
-    if to_stdout and as_json:
-        raise click.UsageError("--json prints to standard output, so the converted file cannot go there too")
-    if report_path and len(plan) != 1:
-        raise click.UsageError("--report writes one report: use --json for several inputs")
+    to_stdout = _check_usage(plan, chats, as_json, report_path)
     # with the converted file on standard output, every message goes to standard error
     say = (lambda line: click.echo(line, err=True)) if to_stdout else click.echo
     image_bytes = read_limited(image, current_limits().max_file_bytes) if image else None
@@ -180,6 +182,20 @@ def command(
         raise SystemExit(EXIT_CHECK_FAILED)
 
 
+def _check_usage(
+    plan: list[tuple[Path, Path | None]], chats: tuple[str, ...], as_json: bool, report_path: str | None
+) -> bool:
+    """Usage errors of the options together, before any work; True when the output goes to standard output."""
+    if STDIO in chats and any(str(source) == STDIO for source, _ in plan):
+        raise click.UsageError("standard input (-) can be read once: the source or a --behaviour chat")
+    to_stdout = any(out is None for _, out in plan)
+    if to_stdout and as_json:
+        raise click.UsageError("--json prints to standard output, so the converted file cannot go there too")
+    if report_path and len(plan) != 1:
+        raise click.UsageError("--report writes one report: use --json for several inputs")
+    return to_stdout
+
+
 def _convert_one(
     source: Path,
     out: Path | None,
@@ -193,6 +209,10 @@ def _convert_one(
 ) -> tuple[Document, Conversion]:
     """Read, convert and write one input (``out`` None: standard output)."""
     doc = read_document(source, fmt=source_format)
+    if str(source) != STDIO:  # a chat's world bound by name, looked for beside the chat file
+        bound = attach_bound_book(doc, source, limits=current_limits())
+        if bound:
+            click.echo(f"note: {printable(bound)}", err=True)
     conversion = convert_document(doc, target, image=image_bytes, pretty=not compact, chats=chats, seed=seed)
     if out is None:
         if _stdout_is_terminal() and _looks_binary(conversion.data):
