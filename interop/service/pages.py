@@ -23,6 +23,9 @@ def _context(request: Request, page: str, **extra: Any) -> dict[str, Any]:
     return {
         "request": request,
         "page": page,
+        # Links and static files under the proxy's prefix (--root-path), without scheme or host, so
+        # they stay right whatever Host the proxy forwards.
+        "root": request.scope.get("root_path", "").rstrip("/"),
         "version": __version__,
         "targets": sorted((f.name, f.kind, f.title) for f in writable_formats()),
         "platforms": list(PLAYGROUND_PLATFORMS),

@@ -21,11 +21,10 @@ PAGE_CSP = (
     "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; "
     "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
 )
-# Swagger UI and ReDoc (``/docs``, ``/redoc``) are FastAPI's pages, loaded from its CDN.
+# Swagger UI on ``/docs`` is served from static/swagger-ui (no CDN); it sets inline styles.
 DOCS_CSP = (
-    "default-src 'self'; img-src 'self' data: https://fastapi.tiangolo.com; "
-    "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; script-src 'self' 'unsafe-inline' "
-    "https://cdn.jsdelivr.net; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+    "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
 )
 BODY_METHODS = {"POST", "PUT", "PATCH"}
 
@@ -34,8 +33,9 @@ class Unauthorized(InteropError):
     """A catalog write without the right token."""
 
 
-def error_body(reason: str, *, file: str | None = None, location: str | None = None) -> bytes:
-    return json.dumps({"error": {"file": file, "location": location, "reason": reason}}).encode()
+def error_body(reason: str, *, code: str, file: str | None = None, location: str | None = None) -> bytes:
+    """The service's error model (api.error_json), built here because this runs before the app."""
+    return json.dumps({"error": {"code": code, "file": file, "location": location, "reason": reason}}).encode()
 
 
 class BodyLimit:
@@ -97,7 +97,7 @@ class BodyLimit:
 
 
 async def _reply(send: Send, status: int, reason: str) -> None:
-    body = error_body(reason)
+    body = error_body(reason, code="too_large" if status == 413 else "bad_request")
     await send(
         {
             "type": "http.response.start",

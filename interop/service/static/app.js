@@ -3,6 +3,8 @@
 "use strict";
 
 const API = "/api/v1";
+// Everything lives under --root-path when behind a proxy: base.html puts it on <body data-root>.
+function root() { return document.body.dataset.root || ""; }
 const FATES = ["kept", "translated", "stashed", "approximated", "lost"];
 
 function el(tag, attrs = {}, ...children) {
@@ -17,7 +19,7 @@ function el(tag, attrs = {}, ...children) {
 }
 
 async function call(path, options = {}) {
-  const response = await fetch(API + path, options);
+  const response = await fetch(root() + API + path, options);
   const type = response.headers.get("content-type") || "";
   const body = type.includes("application/json") ? await response.json() : null;
   if (!response.ok) {
@@ -166,7 +168,7 @@ function initCatalog() {
     body.replaceChildren();
     for (const item of data.items) {
       body.append(el("tr", {},
-        el("td", {}, el("a", { href: "/catalog/" + item.ref, text: item.ref })),
+        el("td", {}, el("a", { href: root() + "/catalog/" + item.ref, text: item.ref })),
         el("td", { text: item.name || "(unnamed)" }),
         el("td", { text: item.creator || "" }),
         el("td", { text: item.tags.join(", ") }),
@@ -182,7 +184,7 @@ function initCatalog() {
     list.replaceChildren();
     for (const hit of data.entries) {
       list.append(el("li", {},
-        el("a", { href: "/catalog/book:" + hit.lorebook_id, text: (hit.lorebook || "(unnamed)") + " #" + hit.position }),
+        el("a", { href: root() + "/catalog/book:" + hit.lorebook_id, text: (hit.lorebook || "(unnamed)") + " #" + hit.position }),
         " " + (hit.name || "") + " — keys: " + hit.keys + " — " + hit.snippet));
     }
     hits.hidden = !data.entries.length;
@@ -265,7 +267,7 @@ function initItem() {
   const exportLink = document.getElementById("export");
   const exportTo = document.getElementById("export-to");
   const setExport = () => {
-    exportLink.href = `${API}/catalog/items/${encodeURIComponent(ref)}/export?to=${encodeURIComponent(exportTo.value)}`;
+    exportLink.href = `${root()}${API}/catalog/items/${encodeURIComponent(ref)}/export?to=${encodeURIComponent(exportTo.value)}`;
   };
   exportTo.addEventListener("change", setExport);
   setExport();
