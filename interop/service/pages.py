@@ -13,7 +13,9 @@ from .. import __version__
 from ..catalog.queries import ItemRef
 from ..formats.registry import writable_formats
 from ..mappings import FATES
-from .api import PLAYGROUND_PLATFORMS
+from .api import APPS, PLAYGROUND_PLATFORMS
+
+STATIC = Path(__file__).parent / "static"
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
@@ -29,6 +31,9 @@ def _context(request: Request, page: str, **extra: Any) -> dict[str, Any]:
         "version": __version__,
         "targets": sorted((f.name, f.kind, f.title) for f in writable_formats()),
         "platforms": list(PLAYGROUND_PLATFORMS),
+        "apps": APPS,
+        # The report view (static/report.js, owned by the report work) is loaded when it exists.
+        "report_js": (STATIC / "report.js").exists(),
         "fates": FATES,
         "token_required": bool(request.app.state.config.token),
         **extra,

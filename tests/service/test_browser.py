@@ -17,7 +17,11 @@ from click.testing import CliRunner
 from interop.cli import cli
 
 from ..conftest import PROJECT_CORPUS, SHARED_CORPUS
+from ..node_peers import ensure_package
 from .conftest import ensure_chromium
+
+AXE_CORE = "axe-core@4.10.3"
+"""Deque's accessibility engine, from npm at test time like the other Node peers (tests/node_peers.py)."""
 
 pytestmark = pytest.mark.browser
 
@@ -43,9 +47,50 @@ def js_errors() -> list[str]:
     return []
 
 
+@pytest.fixture(scope="module")
+def axe_script() -> Path:
+    try:
+        prefix = ensure_package(AXE_CORE)
+    except RuntimeError as exc:  # offline: say so plainly rather than pass without checking
+        pytest.skip(f"axe-core could not be installed from npm ({exc}); accessibility checks need it")
+    return prefix / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def axe_violations(page: object, axe: Path) -> list[str]:
+    """axe-core's WCAG 2 A/AA violations on the page as it is now, one line each."""
+    if not page.evaluate("typeof window.axe !== 'undefined'"):  # type: ignore[attr-defined]
+        page.add_script_tag(path=str(axe))  # type: ignore[attr-defined]
+    result = page.evaluate(  # type: ignore[attr-defined]
+        """() => axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa',
+                                       'best-practice']}, resultTypes: ['violations']})"""
+    )
+    return [f"{v['id']}: {v['help']} at {[n['target'] for n in v['nodes']][:3]}" for v in result["violations"]]
+
+
+def overflow(page: object) -> list[str]:
+    """Elements sticking out past the right edge of the viewport (a horizontal scrollbar at 375 px)."""
+    return page.evaluate(  # type: ignore[attr-defined]
+        """() => {
+            const width = document.documentElement.clientWidth;
+            const out = [];
+            if (document.documentElement.scrollWidth > width) out.push('document ' + document.documentElement.scrollWidth);
+            for (const node of document.querySelectorAll('body *')) {
+                const box = node.getBoundingClientRect();
+                if (box.width && box.right > width + 1 && !node.closest('.table-wrap')) {
+                    out.push(node.tagName.toLowerCase() + (node.id ? '#' + node.id : '') + '.' + node.className + ' ' + box.right);
+                }
+            }
+            return out.slice(0, 10);
+        }"""
+    )
+
+
 @pytest.fixture
 def page(browser: object, js_errors: list[str]) -> Iterator[object]:
-    context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    # bypass_csp: so the test can inject axe-core; the page's own scripts are all 'self' anyway.
+    context = browser.new_context(  # type: ignore[attr-defined]
+        accept_downloads=True, viewport={"width": 1280, "height": 900}, bypass_csp=True
+    )
     page = context.new_page()
     errors = js_errors
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -93,6 +138,7 @@ def test_drop_convert_download_equals_cli(
     meta = card.locator(".meta").inner_text()
     assert "png" in meta and f"{entries} lorebook entries" in meta
     assert card.locator("img.picture").is_visible()
+    page.select_option("#app", "")  # type: ignore[attr-defined]  # "a specific format…"
     page.select_option("#target", "risu-lorebook")  # type: ignore[attr-defined]
     card.locator("button.convert").click()
     card.locator(".report table tbody tr").first.wait_for(state="attached")
@@ -210,3 +256,88 @@ def test_playground_side_by_side(page: object, server: str, tmp_path: Path) -> N
     page.fill("#chat", "User: Where can I find Roderick?\nMira: At the docks.")  # type: ignore[attr-defined]
     page.click("#activate button[type=submit]")  # type: ignore[attr-defined]
     page.locator("#play-title", has_text="over 2 messages").wait_for()  # type: ignore[attr-defined]
+
+
+# --- issue 21: the page organised around apps ------------------------------------------------------------
+
+OLD_TOM = PROJECT_CORPUS / "cards" / "old_tom_v1.json"  # a card without a lorebook
+ILSE = PROJECT_CORPUS / "cards" / "ilse_v3.json"  # a card with one
+BRASSHAVEN = PROJECT_CORPUS / "cards" / "brasshaven.lorebook_v3.json"
+
+
+def test_choose_by_app_convert_all_and_download_one_zip(page: object, server: str, tmp_path: Path) -> None:
+    """SillyTavern picked once: the card becomes its JSON card, the book its world file; one zip holds both,
+    byte for byte what the CLI writes; a card without a book cannot go to NovelAI and says so."""
+    import zipfile
+
+    page.goto(server + "/")  # type: ignore[attr-defined]
+    page.set_input_files("#files", [str(OLD_TOM), str(BRASSHAVEN)])  # type: ignore[attr-defined]
+    docs = page.locator("article.doc")  # type: ignore[attr-defined]
+    docs.nth(1).locator(".target-line", has_text="sillytavern").wait_for()
+    docs.nth(0).locator(".target-line", has_text="sillytavern").wait_for()
+    lines = sorted(docs.locator(".target-line").all_inner_texts())
+    assert lines == ["for SillyTavern: sillytavern-card", "for SillyTavern: sillytavern-world"]
+    page.select_option("#app", "novelai")  # type: ignore[attr-defined]
+    tom = docs.filter(has=page.locator(".meta", has_text="0 lorebook entries"))  # type: ignore[attr-defined]
+    book = docs.filter(has=page.locator(".meta", has_text="lorebook_v3"))  # type: ignore[attr-defined]
+    assert tom.locator(".target-line").inner_text() == "NovelAI cannot take this card (it has no lorebook)"
+    assert tom.locator("button.convert").is_disabled()
+    assert book.locator(".target-line").inner_text() == "for NovelAI: novelai-lorebook"
+    page.select_option("#app", "sillytavern")  # type: ignore[attr-defined]
+    page.click("#convert-all")  # type: ignore[attr-defined]
+    page.locator("#all-status", has_text="2 converted").wait_for()  # type: ignore[attr-defined]
+    with page.expect_download() as info:  # type: ignore[attr-defined]
+        page.click("#download-all")  # type: ignore[attr-defined]
+    got = tmp_path / "all.zip"
+    info.value.save_as(str(got))
+    with zipfile.ZipFile(got) as archive:
+        assert archive.testzip() is None  # every member's CRC checks out
+        members = {name: archive.read(name) for name in archive.namelist()}
+    for source, target in ((OLD_TOM, "sillytavern-card"), (BRASSHAVEN, "sillytavern-world")):
+        expected = tmp_path / f"{source.stem}.cli"
+        result = CliRunner().invoke(cli, ["convert", str(source), "--to", target, "-o", str(expected), "-q"])
+        assert result.exit_code == 0, result.output
+        name = next(n for n in members if n.startswith(source.stem.split(".")[0]))
+        assert members[name] == expected.read_bytes(), name
+    assert len(members) == 2
+
+
+def test_shows_what_is_in_the_file(page: object, server: str) -> None:
+    from interop import read
+
+    doc = read(ILSE)
+    page.goto(server + "/")  # type: ignore[attr-defined]
+    page.set_input_files("#files", str(ILSE))  # type: ignore[attr-defined]
+    card = page.locator("article.doc").first  # type: ignore[attr-defined]
+    card.locator(".target-line").wait_for()
+    card.locator(".content summary").click()
+    assert card.locator(".description").inner_text().strip() == doc.card.data.description.strip()
+    assert card.locator(".first-mes").inner_text().strip() == doc.card.data.first_mes.strip()
+    rows = card.locator(".entries tbody tr")
+    assert rows.count() == len(doc.book.entries)
+    for i, entry in enumerate(doc.book.entries):
+        cells = rows.nth(i).locator("td").all_inner_texts()
+        assert cells[3].strip() == (entry.content or "").strip()
+        assert all(k in cells[2] for k in entry.keys)
+        assert int(cells[4]) > 0
+    total = sum(int(rows.nth(i).locator("td").nth(4).inner_text()) for i in range(rows.count()))
+    assert f"{len(doc.book.entries)} entries, {total} tokens" in card.locator(".book-title").inner_text()
+
+
+def test_picture_upload_makes_the_png(page: object, server: str, tmp_path: Path) -> None:
+    need(SERAPHINA)
+    page.goto(server + "/")  # type: ignore[attr-defined]
+    page.set_input_files("#picture", str(SERAPHINA))  # type: ignore[attr-defined]
+    page.set_input_files("#files", str(OLD_TOM))  # type: ignore[attr-defined]
+    page.select_option("#app", "")  # type: ignore[attr-defined]
+    page.select_option("#target", "png")  # type: ignore[attr-defined]
+    card = page.locator("article.doc").first  # type: ignore[attr-defined]
+    card.locator(".target-line", has_text="as png").wait_for()
+    card.locator("button.convert").click()
+    with page.expect_download() as info:  # type: ignore[attr-defined]
+        card.locator("a.download").click()
+    got = tmp_path / "tom.png"
+    info.value.save_as(str(got))
+    picture = SERAPHINA.read_bytes()
+    idat = picture[picture.index(b"IDAT") - 4 :][:64]
+    assert got.read_bytes().startswith(b"\x89PNG") and idat in got.read_bytes()

@@ -43,17 +43,28 @@ function tokenHeaders() {
 
 /* ---------------------------------------------------------------- convert page */
 
+// One entry per dropped file: { file, node, info, output: {name, bytes} | null }.
+const converted = [];
+
 function initConvert() {
   const drop = document.getElementById("drop");
   const input = document.getElementById("files");
   const results = document.getElementById("results");
-  const target = document.getElementById("target");
   const template = document.getElementById("card-template");
+  const app = document.getElementById("app");
+  const target = document.getElementById("target");
+  const convertAll = document.getElementById("convert-all");
 
-  const add = (files) => { for (const file of files) results.prepend(inspectCard(file, template, target)); };
+  const add = (files) => {
+    for (const file of files) {
+      const item = { file, node: null, info: null, output: null };
+      item.node = inspectCard(item, template);
+      converted.push(item);
+      results.prepend(item.node);
+    }
+    convertAll.disabled = !converted.length;
+  };
   input.addEventListener("change", () => { add(input.files); input.value = ""; });
-  drop.addEventListener("click", (e) => { if (e.target === drop) input.click(); });
-  drop.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") input.click(); });
   for (const name of ["dragenter", "dragover"]) {
     drop.addEventListener(name, (e) => { e.preventDefault(); drop.classList.add("over"); });
   }
@@ -63,18 +74,55 @@ function initConvert() {
     drop.classList.remove("over");
     add(e.dataTransfer.files);
   });
+  const retarget = () => {
+    document.getElementById("target-wrap").hidden = app.value !== "";
+    for (const item of converted) showTarget(item);
+  };
+  app.addEventListener("change", retarget);
+  target.addEventListener("change", retarget);
+  convertAll.addEventListener("click", () => convertEverything());
 }
 
-function inspectCard(file, template, targetSelect) {
+// The format for this file: the chosen app's format for the file's kind, or the format picked by hand.
+function chosenTarget(item) {
+  const app = document.getElementById("app").value;
+  if (!item.info) return null;
+  const name = app ? item.info.app_targets[app] : document.getElementById("target").value;
+  return name && item.info.writable_targets.includes(name) ? name : null;
+}
+
+function appLabel() {
+  const app = document.getElementById("app");
+  return app.options[app.selectedIndex].text;
+}
+
+function showTarget(item) {
+  const line = item.node.querySelector(".target-line");
+  const button = item.node.querySelector(".convert");
+  if (!item.info) return;
+  const name = chosenTarget(item);
+  const app = document.getElementById("app").value;
+  if (name) {
+    line.textContent = app ? `for ${appLabel()}: ${name}` : `as ${name}`;
+    line.classList.remove("cannot");
+  } else {
+    line.textContent = app
+      ? `${appLabel()} cannot take this ${item.info.kind === "card" ? "card (it has no lorebook)" : "file"}`
+      : `this ${item.info.kind} cannot be written as ${document.getElementById("target").value}`;
+    line.classList.add("cannot");
+  }
+  button.disabled = !name;
+}
+
+function inspectCard(item, template) {
   const node = template.content.firstElementChild.cloneNode(true);
   const $ = (sel) => node.querySelector(sel);
-  const error = $(".error");
+  const file = item.file;
   $(".name").textContent = file.name;
   $(".meta").textContent = "reading…";
-  let info = null;
-  call("/inspect?picture=true", { method: "POST", body: form([["file", file]]) })
+  item.ready = call("/inspect?picture=true&content=true", { method: "POST", body: form([["file", file]]) })
     .then((data) => {
-      info = data;
+      item.info = data;
       node.dataset.format = data.format;
       $(".name").textContent = data.name || data.lorebook || file.name;
       const parts = [data.kind === "card" ? "card" : "lorebook", data.format];
@@ -82,39 +130,165 @@ function inspectCard(file, template, targetSelect) {
       parts.push(data.entries + (data.entries === 1 ? " lorebook entry" : " lorebook entries"));
       if (data.kind === "card" && data.lorebook) parts.push("book: " + data.lorebook);
       $(".meta").textContent = parts.join(" · ");
-      const tags = $(".tags");
-      for (const tag of data.tags) tags.append(el("span", { class: "tag", text: tag }));
+      for (const tag of data.tags) $(".tags").append(el("span", { class: "tag", text: tag }));
       for (const w of data.warnings) $(".warnings").append(el("li", { text: w }));
-      if (data.picture) { $(".picture").src = data.picture; $(".picture").hidden = false; }
+      if (data.picture) {
+        $(".picture").src = data.picture;
+        $(".picture").alt = "Picture of " + (data.name || file.name);
+        $(".picture").hidden = false;
+      }
+      showContent(node, data);
+      showTarget(item);
     })
-    .catch((e) => { $(".meta").textContent = ""; error.textContent = e.message; error.hidden = false; $(".convert").disabled = true; });
-
-  $(".convert").addEventListener("click", async () => {
-    const to = targetSelect.value;
-    error.hidden = true;
-    $(".convert").disabled = true;
-    $(".convert").textContent = "Converting…";
-    try {
-      const data = await call("/convert?to=" + encodeURIComponent(to), {
-        method: "POST", headers: { Accept: "application/json" }, body: form([["file", file]]),
-      });
-      const bytes = Uint8Array.from(atob(data.file_base64), (c) => c.charCodeAt(0));
-      const link = $(".download");
-      if (link.href) URL.revokeObjectURL(link.href);
-      link.href = URL.createObjectURL(new Blob([bytes], { type: data.media_type }));
-      link.download = data.filename;
-      link.textContent = "Download " + data.filename;
-      link.hidden = false;
-      showReport(node, data.report);
-    } catch (e) {
-      error.textContent = e.message;
-      error.hidden = false;
-    } finally {
-      $(".convert").disabled = false;
-      $(".convert").textContent = "Convert";
-    }
-  });
+    .catch((e) => {
+      $(".meta").textContent = "";
+      $(".error").textContent = e.message;
+      $(".error").hidden = false;
+      $(".convert").disabled = true;
+    });
+  $(".convert").addEventListener("click", () => convertOne(item));
   return node;
+}
+
+function showContent(node, data) {
+  const content = data.content;
+  if (!content) return;
+  const $ = (sel) => node.querySelector(sel);
+  $(".description").textContent = content.description || "(none)";
+  $(".first-mes").textContent = content.first_mes || "(none)";
+  for (const sel of [".description", ".first-mes"]) {
+    $(sel).previousElementSibling.hidden = $(sel).hidden = data.kind !== "card";
+  }
+  $(".book-title").textContent = content.entries.length
+    ? `Lorebook${data.lorebook ? " “" + data.lorebook + "”" : ""}: ${content.entries.length} entries, ${content.book_tokens} tokens`
+    : "No lorebook";
+  const body = $(".entries tbody");
+  for (const e of content.entries) {
+    const keys = e.keys.join(", ") + (e.secondary_keys.length ? " + " + e.secondary_keys.join(", ") : "");
+    const flags = [e.constant ? "always on" : "", e.enabled ? "" : "disabled"].filter(Boolean).join(", ");
+    body.append(el("tr", { class: e.enabled ? "" : "disabled" },
+      el("td", { class: "num", text: String(e.position) }),
+      el("td", { text: (e.name || "(untitled)") + (flags ? " (" + flags + ")" : "") }),
+      el("td", { text: keys }),
+      el("td", { class: "prose", text: e.content }),
+      el("td", { class: "num", text: String(e.tokens) })));
+  }
+  $(".entries").closest(".table-wrap").hidden = !content.entries.length;
+  $(".content").hidden = false;
+}
+
+async function convertOne(item) {
+  const node = item.node;
+  const $ = (sel) => node.querySelector(sel);
+  const to = chosenTarget(item);
+  if (!to) return false;
+  const error = $(".error");
+  const link = $(".download");
+  error.hidden = true;
+  $(".convert").disabled = true;
+  $(".convert").textContent = "Converting…";
+  try {
+    const fields = [["file", item.file]];
+    const picture = document.getElementById("picture").files[0];
+    if (picture) fields.push(["image", picture]);
+    const data = await call("/convert?to=" + encodeURIComponent(to), {
+      method: "POST", headers: { Accept: "application/json" }, body: form(fields),
+    });
+    const bytes = Uint8Array.from(atob(data.file_base64), (c) => c.charCodeAt(0));
+    item.output = { name: data.filename, bytes };
+    if (link.href) URL.revokeObjectURL(link.href);
+    link.href = URL.createObjectURL(new Blob([bytes], { type: data.media_type }));
+    link.download = data.filename;
+    link.textContent = "Download " + data.filename;
+    link.hidden = false;
+    renderReport(node, data.report);
+    return true;
+  } catch (e) {
+    // A failed conversion leaves no stale download or report behind.
+    item.output = null;
+    link.hidden = true;
+    $(".report").hidden = true;
+    error.textContent = e.message;
+    error.hidden = false;
+    return false;
+  } finally {
+    $(".convert").textContent = "Convert";
+    $(".convert").disabled = !chosenTarget(item);
+  }
+}
+
+async function convertEverything() {
+  const status = document.getElementById("all-status");
+  const link = document.getElementById("download-all");
+  link.hidden = true;
+  status.textContent = "converting…";
+  await Promise.all(converted.map((item) => item.ready));
+  let done = 0;
+  let skipped = 0;
+  for (const item of converted) {
+    if (!chosenTarget(item)) { skipped += 1; continue; }
+    if (await convertOne(item)) done += 1;
+  }
+  const outputs = converted.filter((item) => item.output).map((item) => item.output);
+  const failed = converted.length - done - skipped;
+  status.textContent = `${done} converted` + (failed ? `, ${failed} failed` : "") +
+    (skipped ? `, ${skipped} not convertible for this choice` : "");
+  if (!outputs.length) return;
+  if (link.href) URL.revokeObjectURL(link.href);
+  link.href = URL.createObjectURL(new Blob([zipStore(outputs)], { type: "application/zip" }));
+  link.download = "interop-converted.zip";
+  link.hidden = false;
+}
+
+// A zip of stored (uncompressed) members: outputs are PNG/zip/JSON already, and this needs no library.
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+function crc32(bytes) {
+  let crc = 0xffffffff;
+  for (const b of bytes) crc = CRC_TABLE[(crc ^ b) & 0xff] ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+function zipStore(files) {
+  const encoder = new TextEncoder();
+  const parts = [];
+  const central = [];
+  const used = new Set();
+  let offset = 0;
+  for (const file of files) {
+    let name = file.name;
+    for (let n = 2; used.has(name); n++) name = file.name.replace(/(\.[^.]*)?$/, (ext) => `-${n}${ext || ""}`);
+    used.add(name);
+    const nameBytes = encoder.encode(name);
+    const crc = crc32(file.bytes);
+    const size = file.bytes.length;
+    const local = new DataView(new ArrayBuffer(30));
+    local.setUint32(0, 0x04034b50, true); local.setUint16(4, 20, true); local.setUint16(6, 0x0800, true);
+    local.setUint32(14, crc, true); local.setUint32(18, size, true); local.setUint32(22, size, true);
+    local.setUint16(26, nameBytes.length, true);
+    parts.push(new Uint8Array(local.buffer), nameBytes, file.bytes);
+    const entry = new DataView(new ArrayBuffer(46));
+    entry.setUint32(0, 0x02014b50, true); entry.setUint16(4, 20, true); entry.setUint16(6, 20, true);
+    entry.setUint16(8, 0x0800, true); entry.setUint32(16, crc, true); entry.setUint32(20, size, true);
+    entry.setUint32(24, size, true); entry.setUint16(28, nameBytes.length, true); entry.setUint32(42, offset, true);
+    central.push(new Uint8Array(entry.buffer), nameBytes);
+    offset += 30 + nameBytes.length + size;
+  }
+  const centralSize = central.reduce((n, part) => n + part.length, 0);
+  const end = new DataView(new ArrayBuffer(22));
+  end.setUint32(0, 0x06054b50, true); end.setUint16(8, files.length, true); end.setUint16(10, files.length, true);
+  end.setUint32(12, centralSize, true); end.setUint32(16, offset, true);
+  return new Blob([...parts, ...central, new Uint8Array(end.buffer)]);
+}
+
+function renderReport(node, report) {
+  // static/report.js (the shared report view) draws it when present; this plain table otherwise.
+  if (window.InteropReport && window.InteropReport.render) window.InteropReport.render(node.querySelector(".report"), report);
+  else showReport(node, report);
 }
 
 function showReport(node, report) {
