@@ -13,7 +13,7 @@ import base64
 import functools
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import PurePath
 from typing import Annotated, Any, TypeVar
 
@@ -24,12 +24,13 @@ from fastapi.responses import JSONResponse, Response
 from ..api import read_bytes, writable_format, write
 from ..catalog.database import Catalog, open_catalog
 from ..catalog.pipeline import slug
+from ..catalog import queries as catalog_queries
 from ..catalog.queries import SEARCH_BOOKS, ItemRef, list_items, load_document, show_item, stats
 from ..catalog.search import search_entries
 from ..containers.charx import find_zip, read_zip
 from ..conversion import convert_document, output_name, strict_reason
 from ..document import Document
-from ..engine import PROFILES, chat_from_transcript
+from ..engine import PROFILES, chat_from_transcript, get_profile
 from ..engine.sidebyside import side_by_side
 from ..engine.sources import book_from_bytes
 from ..engine.tokenizers import ApproxTokenizer
@@ -531,6 +532,8 @@ def activate(
     ] = None,
     platform: Annotated[list[str] | None, Form(description="Platforms (repeatable; default all but ccv3).")] = None,
     seed: Annotated[int, Form()] = 0,
+    scan_depth: Annotated[int | None, Form(ge=0, le=1000, description="Messages scanned (each app's own setting).")] = None,
+    budget: Annotated[int | None, Form(ge=0, le=1_000_000, description="Token budget for injected entries.")] = None,
 ) -> dict[str, Any]:
     limits = limits_of(request)
     platforms = platform or list(PLAYGROUND_PLATFORMS)
@@ -546,8 +549,29 @@ def activate(
     else:
         raise InteropError("no chat given (upload `chat` or paste `chat_text`)", file="chat")
     books = {p: [book_from_bytes(u.data, u.name, p, limits=limits) for u in uploads] for p in platforms}
-    result = side_by_side(books, conversation, seed=seed)
+    result = side_by_side(books, conversation, seed=seed, settings=playground_settings(platforms, scan_depth, budget))
     return {"books": [u.name for u in uploads], "messages": len(conversation.messages), **result.to_json()}
+
+
+def playground_settings(platforms: list[str], scan_depth: int | None, budget: int | None) -> dict[str, Any] | None:
+    """The playground's scan depth and token budget in each app's own setting names (its defaults otherwise)."""
+    if scan_depth is None and budget is None:
+        return None
+    settings: dict[str, Any] = {}
+    for name in platforms:
+        values = asdict(get_profile(name).default_settings())
+        if name == "sillytavern":
+            # ST's budget is a percentage of the context size: 100 % of a context of `budget` tokens.
+            values.update({"depth": scan_depth} if scan_depth is not None else {})
+            values.update({"budget": 100, "max_context": budget, "budget_cap": 0} if budget is not None else {})
+        elif name == "agnai":
+            values.update({"memory_depth": scan_depth} if scan_depth is not None else {})
+            values.update({"memory_budget": budget} if budget is not None else {})
+        else:  # risu, ccv3
+            values.update({"scan_depth": scan_depth} if scan_depth is not None else {})
+            values.update({"token_budget": budget} if budget is not None else {})
+        settings[name] = type(get_profile(name).default_settings())(**values)
+    return settings
 
 
 # --- catalog -------------------------------------------------------------------------------------------
@@ -584,13 +608,19 @@ def catalog_items(
         rows = list_items(
             session, kind=kind, platform=platform, q=q, limit=PER_PAGE + 1, offset=(page - 1) * PER_PAGE, hits=hits
         )
-    return {
-        "items": rows[:PER_PAGE],
-        "page": page,
-        "per_page": PER_PAGE,
-        "has_more": len(rows) > PER_PAGE,
-        "entries": [hit.__dict__ for hit in hits[:ENTRY_HITS]],
-    }
+        answer = {
+            "items": rows[:PER_PAGE],
+            "page": page,
+            "per_page": PER_PAGE,
+            "has_more": len(rows) > PER_PAGE,
+            "entries": [hit.__dict__ for hit in hits[:ENTRY_HITS]],
+        }
+        # count_items comes with the CLI's "showing N of M" (issue 21, branch cli); until that is merged
+        # the page says "showing N" alone.
+        count_items = getattr(catalog_queries, "count_items", None)
+        if count_items is not None:
+            answer["total"] = count_items(session, kind=kind, platform=platform, q=q, hits=hits)
+    return answer
 
 
 @router.get(
@@ -620,6 +650,32 @@ def catalog_export(request: Request, ref: str, to: TargetQuery) -> Response:
     data = write(doc, target)
     name = f"{slug(doc.title or str(item))}.{target}{get_format(target).suffix}"
     return Response(data, media_type=media_type(target), headers={"Content-Disposition": content_disposition(name)})
+
+
+PLACEHOLDER = (
+    b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 30 40"><rect width="30" height="40" rx="3" '
+    b'fill="#e3e7ee"/><circle cx="15" cy="15" r="6" fill="#b9c2cf"/><path d="M4 36c2-8 20-8 22 0" '
+    b'fill="#b9c2cf"/></svg>'
+)
+
+
+@router.get(
+    "/catalog/items/{ref}/picture",
+    summary="The item's picture (a card's image or main icon); a neutral placeholder when it has none",
+    response_class=Response,
+    responses={200: {"content": {"image/*": {"schema": {"type": "string", "format": "binary"}}}}},
+)
+def catalog_picture(request: Request, ref: str) -> Response:
+    catalog = catalog_of(request)
+    item = ItemRef.parse(ref)
+    with catalog.session() as session:
+        doc = load_document(catalog, session, item)
+    url = picture_of(doc) if doc.card is not None else None
+    headers = {"Cache-Control": "private, max-age=300", "X-Interop-Picture": "yes" if url else "none"}
+    if url is None:
+        return Response(PLACEHOLDER, media_type="image/svg+xml", headers=headers)
+    kind, data = url[5:].split(";base64,", 1)
+    return Response(base64.b64decode(data), media_type=kind, headers=headers)
 
 
 @router.get(

@@ -59,3 +59,13 @@ def item_page(request: Request, ref: str) -> HTMLResponse:
 @router.get("/playground", response_class=HTMLResponse)
 def playground_page(request: Request) -> HTMLResponse:
     return templates.TemplateResponse(request, "playground.html", _context(request, "playground"))
+
+
+@router.get("/validate", response_class=HTMLResponse)
+def validate_page(request: Request) -> HTMLResponse:
+    return templates.TemplateResponse(request, "validate.html", _context(request, "validate"))
+
+
+@router.get("/diff", response_class=HTMLResponse)
+def diff_page(request: Request) -> HTMLResponse:
+    return templates.TemplateResponse(request, "diff.html", _context(request, "diff"))

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -198,7 +200,7 @@ def test_catalog_upload_search_and_history(page: object, server: str, tmp_path: 
     page.click("#search button[type=submit]")  # type: ignore[attr-defined]
     page.locator('#items[data-query="seraphina"]').wait_for()  # type: ignore[attr-defined]
     rows = page.locator("#items tbody tr")  # type: ignore[attr-defined]
-    found = {tuple(rows.nth(i).locator("td").all_inner_texts()[:2]) for i in range(rows.count())}
+    found = {tuple(rows.nth(i).locator("td").all_inner_texts()[1:3]) for i in range(rows.count())}
     assert ("card:1", "Seraphina") in found
     assert all("seraphina" in " ".join(r).lower() or r[0].startswith("book:") for r in found), found
     # Full-text search over entries: a word from the Eldoria world's content.
@@ -341,3 +343,109 @@ def test_picture_upload_makes_the_png(page: object, server: str, tmp_path: Path)
     picture = SERAPHINA.read_bytes()
     idat = picture[picture.index(b"IDAT") - 4 :][:64]
     assert got.read_bytes().startswith(b"\x89PNG") and idat in got.read_bytes()
+
+
+# --- every page: 375 px, labels (axe-core), screenshots ----------------------------------------------------
+
+SCREENSHOTS = os.environ.get("INTEROP_SCREENSHOTS")
+"""A folder to keep the screenshots of test_every_page in (docs/service.md describes them)."""
+
+
+def _fill_convert(page: object) -> None:
+    page.set_input_files("#files", [str(ILSE), str(OLD_TOM)])  # type: ignore[attr-defined]
+    page.locator("article.doc .target-line").nth(1).wait_for()  # type: ignore[attr-defined]
+    page.click("#convert-all")  # type: ignore[attr-defined]
+    page.locator("#all-status", has_text="converted").wait_for()  # type: ignore[attr-defined]
+    page.locator("article.doc .content summary").first.click()  # type: ignore[attr-defined]
+
+
+def _fill_catalog(page: object) -> None:
+    page.locator("#items tbody tr td a").first.wait_for()  # type: ignore[attr-defined]
+    page.locator("#jobs tbody tr.status-done").first.wait_for()  # type: ignore[attr-defined]
+
+
+def _fill_item(page: object) -> None:
+    page.locator("#history tbody tr").first.wait_for()  # type: ignore[attr-defined]
+
+
+def _fill_validate(page: object) -> None:
+    page.set_input_files("#validate-file", str(OLD_TOM))  # type: ignore[attr-defined]
+    page.check("#validate-strict")  # type: ignore[attr-defined]
+    page.click("#validate button[type=submit]")  # type: ignore[attr-defined]
+    page.locator("#validate-title").wait_for()  # type: ignore[attr-defined]
+
+
+def _fill_diff(page: object) -> None:
+    page.set_input_files("#diff-a", str(ILSE))  # type: ignore[attr-defined]
+    page.set_input_files("#diff-b", str(PROJECT_CORPUS / "cards" / "ilse_v3_1_newer.json"))  # type: ignore[attr-defined]
+    page.click("#diff button[type=submit]")  # type: ignore[attr-defined]
+    page.locator("#differences tbody tr").first.wait_for()  # type: ignore[attr-defined]
+
+
+def _fill_playground(page: object) -> None:
+    page.set_input_files("#book", str(CHATS / "ccv3_harbor.json"))  # type: ignore[attr-defined]
+    page.fill("#chat", "User: Where can I find Roderick?\nMira: At the docks, by the tide clock.")  # type: ignore[attr-defined]
+    page.click("#activate button[type=submit]")  # type: ignore[attr-defined]
+    page.locator("#side tbody tr").first.wait_for()  # type: ignore[attr-defined]
+
+
+PAGES = {
+    "convert": ("/", _fill_convert),
+    "catalog": ("/catalog", _fill_catalog),
+    "item-card": ("/catalog/card:1", _fill_item),
+    "item-book": ("/catalog/book:1", _fill_item),
+    "validate": ("/validate", _fill_validate),
+    "diff": ("/diff", _fill_diff),
+    "playground": ("/playground", _fill_playground),
+}
+
+
+@pytest.fixture(scope="module")
+def catalogued(server: str) -> str:
+    """The module's server with Seraphina (a card with its book) in the catalog, as a web migration."""
+    need(SERAPHINA)
+    import urllib.request
+
+    boundary = "XyZ"
+    body = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="files"; filename="{SERAPHINA.name}"\r\n\r\n'.encode()
+        + SERAPHINA.read_bytes()
+        + f'\r\n--{boundary}\r\nContent-Disposition: form-data; name="to"\r\n\r\nccv3\r\n--{boundary}--\r\n'.encode()
+    )
+    request = urllib.request.Request(
+        server + "/api/v1/migrations", data=body, headers={"Content-Type": f"multipart/form-data; boundary={boundary}"}
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        job = json.load(response)
+    for _ in range(300):
+        with urllib.request.urlopen(server + "/api/v1/migrations/" + job["id"], timeout=10) as response:
+            if json.load(response)["status"] in ("done", "failed"):
+                break
+        time.sleep(0.1)
+    return server
+
+
+@pytest.mark.parametrize("width", [1280, 375], ids=["desktop", "375px"])
+@pytest.mark.parametrize("name", list(PAGES))
+def test_every_page_fits_and_is_labelled(
+    browser: object, catalogued: str, axe_script: Path, tmp_path: Path, name: str, width: int
+) -> None:
+    """Each page, filled with real results: nothing wider than the screen, 0 axe-core violations."""
+    need(ILSE, OLD_TOM, CHATS / "ccv3_harbor.json")
+    context = browser.new_context(viewport={"width": width, "height": 900}, bypass_csp=True)  # type: ignore[attr-defined]
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        path, fill = PAGES[name]
+        page.goto(catalogued + path)
+        fill(page)
+        page.wait_for_load_state("networkidle")
+        folder = Path(SCREENSHOTS) if SCREENSHOTS else tmp_path
+        folder.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(folder / f"{name}-{width}.png"), full_page=True)
+        assert overflow(page) == [], f"{name} at {width} px sticks out"
+        assert axe_violations(page, axe_script) == []
+        assert errors == []
+    finally:
+        context.close()

@@ -325,10 +325,50 @@ function applyFilter(box) {
 
 /* ---------------------------------------------------------------- catalog page */
 
+function plural(n, one, many) { return `${n} ${n === 1 ? one : many || one + "s"}`; }
+
 function initCatalog() {
   const search = document.getElementById("search");
   let page = 1;
   let latest = 0; // answers can arrive out of order: only the newest search fills the table
+  let rows = [];
+  let sort = { key: "ref", dir: 1 };
+  const body = document.querySelector("#items tbody");
+  const refKey = (ref) => [ref.startsWith("card") ? 0 : 1, Number(ref.split(":")[1])];
+  const compare = (a, b) => {
+    const x = a[sort.key];
+    const y = b[sort.key];
+    if (sort.key === "ref") {
+      const [kx, ix] = refKey(x);
+      const [ky, iy] = refKey(y);
+      return (kx - ky || ix - iy) * sort.dir;
+    }
+    if (typeof x === "number") return (x - y) * sort.dir;
+    return String(x || "").localeCompare(String(y || "")) * sort.dir;
+  };
+  const draw = () => {
+    body.replaceChildren();
+    for (const item of [...rows].sort(compare)) {
+      body.append(el("tr", {},
+        el("td", {}, el("img", { class: "thumb", alt: "", loading: "lazy", src: `${root()}${API}/catalog/items/${item.ref}/picture` })),
+        el("td", {}, el("a", { href: root() + "/catalog/" + item.ref, text: item.ref })),
+        el("td", { text: item.name || "(unnamed)" }),
+        el("td", { text: item.creator || "" }),
+        el("td", { text: item.tags.join(", ") }),
+        el("td", { class: "num", text: String(item.entries) }),
+        el("td", { text: item.formats.join(", ") })));
+    }
+    if (!rows.length) body.append(el("tr", {}, el("td", { colspan: "7", text: "no items match" })));
+  };
+  for (const th of document.querySelectorAll("#items th[data-key]")) {
+    th.querySelector("button").addEventListener("click", () => {
+      const key = th.dataset.key;
+      sort = { key, dir: sort.key === key ? -sort.dir : 1 };
+      for (const other of document.querySelectorAll("#items th[data-key]")) other.setAttribute("aria-sort", "none");
+      th.setAttribute("aria-sort", sort.dir === 1 ? "ascending" : "descending");
+      draw();
+    });
+  }
   const load = async () => {
     const mine = ++latest;
     const params = new URLSearchParams({ page: String(page), kind: document.getElementById("kind").value });
@@ -338,18 +378,13 @@ function initCatalog() {
     if (platform) params.set("platform", platform);
     const data = await call("/catalog/items?" + params);
     if (mine !== latest) return;
-    const body = document.querySelector("#items tbody");
-    body.replaceChildren();
-    for (const item of data.items) {
-      body.append(el("tr", {},
-        el("td", {}, el("a", { href: root() + "/catalog/" + item.ref, text: item.ref })),
-        el("td", { text: item.name || "(unnamed)" }),
-        el("td", { text: item.creator || "" }),
-        el("td", { text: item.tags.join(", ") }),
-        el("td", { class: "num", text: String(item.entries) }),
-        el("td", { text: item.formats.join(", ") })));
-    }
-    if (!data.items.length) body.append(el("tr", {}, el("td", { colspan: "6", text: "no items match" })));
+    rows = data.items;
+    draw();
+    const first = (data.page - 1) * data.per_page;
+    const shown = data.items.length ? `${first + 1}–${first + data.items.length}` : "0";
+    document.getElementById("showing").textContent = data.total === undefined
+      ? `showing ${shown}`
+      : `showing ${shown} of ${plural(data.total, "item")}`;
     document.getElementById("page-no").textContent = "page " + data.page;
     document.getElementById("prev").disabled = page <= 1;
     document.getElementById("next").disabled = !data.has_more;
@@ -368,7 +403,7 @@ function initCatalog() {
     const s = await call("/catalog/stats");
     document.getElementById("stats").textContent =
       [[s.cards, "card"], [s.lorebooks, "lorebook"], [s.entries, "entry", "entries"], [s.assets, "asset"]]
-        .map(([n, one, many]) => `${n} ${n === 1 ? one : many || one + "s"}`).join(", ");
+        .map(([n, one, many]) => plural(n, one, many)).join(", ");
   };
   search.addEventListener("submit", (e) => { e.preventDefault(); page = 1; load().catch(showFatal); });
   document.getElementById("prev").addEventListener("click", () => { page -= 1; load().catch(showFatal); });
@@ -379,20 +414,35 @@ function initCatalog() {
   loadJobs().catch(showFatal);
 }
 
+// "2 imported, 1 already in the catalog": a file met again is not a failure and not "0 imported".
+function outcome(job) {
+  const files = (job.summary && job.summary.files) || {};
+  const already = (files.duplicate || 0) + (files.unchanged || 0);
+  const parts = [];
+  if (job.imported || !already) parts.push(`${job.imported} imported`);
+  if (already) parts.push(job.imported || job.failed ? `${already} already in the catalog` : "already in the catalog");
+  if (job.failed) parts.push(`${job.failed} failed`);
+  return parts.join(", ");
+}
+
 async function loadJobs() {
   const data = await call("/migrations");
   const body = document.querySelector("#jobs tbody");
   body.replaceChildren();
   for (const job of data.jobs) {
+    const files = (job.summary && job.summary.files) || {};
+    const already = (files.duplicate || 0) + (files.unchanged || 0);
     body.append(el("tr", { class: "status-" + job.status },
       el("td", { text: new Date(job.created * 1000).toLocaleString() }),
+      el("td", { text: job.origin || "web" }),
       el("td", { text: job.status + (job.error ? ": " + job.error : "") }),
       el("td", { class: "num", text: String(job.total) }),
       el("td", { class: "num", text: String(job.imported) }),
+      el("td", { class: "num", text: String(already) }),
       el("td", { class: "num", text: String(job.failed) }),
       el("td", { text: job.targets.join(", ") })));
   }
-  if (!data.jobs.length) body.append(el("tr", {}, el("td", { colspan: "6", text: "none yet" })));
+  if (!data.jobs.length) body.append(el("tr", {}, el("td", { colspan: "8", text: "none yet" })));
 }
 
 async function startMigration(reload, reloadStats) {
@@ -413,7 +463,7 @@ async function startMigration(reload, reloadStats) {
       const state = await call("/migrations/" + job.id);
       bar.max = Math.max(1, state.total);
       bar.value = state.done;
-      text.textContent = `${state.status}: ${state.done} of ${state.total} files, ${state.imported} imported, ${state.failed} failed`;
+      text.textContent = `${state.status}: ${state.done} of ${state.total} files, ${outcome(state)}`;
       if (state.status === "done" || state.status === "failed") {
         if (state.error) text.textContent += " — " + state.error;
         if (state.summary) {
@@ -435,14 +485,16 @@ async function startMigration(reload, reloadStats) {
 
 /* ---------------------------------------------------------------- item page */
 
+function exportUrl(ref, target) {
+  return `${root()}${API}/catalog/items/${encodeURIComponent(ref)}/export?to=${encodeURIComponent(target)}`;
+}
+
 function initItem() {
   const title = document.getElementById("item-name");
   const ref = title.dataset.ref;
   const exportLink = document.getElementById("export");
   const exportTo = document.getElementById("export-to");
-  const setExport = () => {
-    exportLink.href = `${root()}${API}/catalog/items/${encodeURIComponent(ref)}/export?to=${encodeURIComponent(exportTo.value)}`;
-  };
+  const setExport = () => { exportLink.href = exportUrl(ref, exportTo.value); };
   exportTo.addEventListener("change", setExport);
   setExport();
   call("/catalog/items/" + encodeURIComponent(ref)).then((info) => {
@@ -450,8 +502,26 @@ function initItem() {
     const meta = [info.ref, info.kind];
     if (info.creator) meta.push("by " + info.creator);
     if (info.tags && info.tags.length) meta.push("tags: " + info.tags.join(", "));
-    if (info.lorebook) meta.push(`lorebook ${info.lorebook.ref} (${info.lorebook.entries} entries)`);
     document.getElementById("item-meta").textContent = meta.join(" · ");
+    const links = document.getElementById("item-links");
+    if (info.lorebook) {
+      links.append("Lorebook: ", el("a", { href: root() + "/catalog/" + info.lorebook.ref,
+        text: `${info.lorebook.name || info.lorebook.ref} (${plural(info.lorebook.entries, "entry", "entries")})` }));
+    } else if (info.cards && info.cards.length) {
+      links.append("Carried by: ");
+      info.cards.forEach((c, i) => {
+        if (i) links.append(", ");
+        links.append(el("a", { href: root() + "/catalog/" + c.ref, text: c.name || c.ref }));
+      });
+    } else if (info.kind === "card") {
+      links.append("No lorebook");
+    }
+    if (info.kind === "card") {
+      const picture = document.getElementById("item-picture");
+      picture.src = `${root()}${API}/catalog/items/${info.ref}/picture`;
+      picture.alt = "Picture of " + (info.name || info.ref);
+      picture.hidden = false;
+    }
     const body = document.querySelector("#history tbody");
     for (const m of info.migrations) {
       const fates = m.fates ? FATES.map((f) => `${m.fates[f]} ${f}`).join(", ") : "no report";
@@ -461,17 +531,24 @@ function initItem() {
         for (const l of m.lost) details.append(el("div", { class: "lost-item", text: `${l.path}: ${l.detail || ""}` }));
         lost.append(details);
       }
+      const output = el("td");
+      if (m.status === "done") {
+        output.append(el("a", { href: exportUrl(info.ref, m.target), class: "download-output",
+          text: "Download" + (m.output ? " " + m.output : "") }));
+      } else {
+        output.textContent = m.output || "";
+      }
       body.append(el("tr", { class: "status-" + m.status },
         el("td", { text: m.target }),
         el("td", { text: m.status + (m.reason ? ": " + m.reason : "") }),
-        el("td", { text: m.output || "" }),
+        output,
         el("td", { text: fates }),
         lost));
     }
     if (!info.migrations.length) body.append(el("tr", {}, el("td", { colspan: "5", text: "never migrated" })));
     const sources = document.getElementById("sources");
     for (const s of info.sources) sources.append(el("li", { text: `${s.path} (${s.format}, ${s.size} bytes)` }));
-    if (info.entries) {
+    if (Array.isArray(info.entries)) {
       const tbody = document.querySelector("#entries tbody");
       for (const e of info.entries) {
         tbody.append(el("tr", {},
@@ -484,22 +561,119 @@ function initItem() {
   }).catch(showFatal);
 }
 
+/* ---------------------------------------------------------------- validate and diff pages */
+
+function initValidate() {
+  const formNode = document.getElementById("validate");
+  const error = document.getElementById("validate-error");
+  const title = document.getElementById("validate-title");
+  const table = document.getElementById("problems");
+  formNode.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    error.hidden = true;
+    title.hidden = table.hidden = true; // no stale answer next to a new question
+    const file = document.getElementById("validate-file").files[0];
+    const strict = document.getElementById("validate-strict").checked;
+    try {
+      const data = await call("/validate?strict=" + strict, { method: "POST", body: form([["file", file]]) });
+      title.textContent = `${data.file} (${data.format}): ` +
+        (data.status === "invalid" ? "invalid" : data.problems.length ? "valid, with " + plural(data.problems.length, "remark") : "valid, no problems");
+      title.hidden = false;
+      const body = table.querySelector("tbody");
+      body.replaceChildren();
+      for (const p of data.problems) {
+        body.append(el("tr", { class: "severity-" + p.severity },
+          el("td", {}, el("span", { class: "badge " + (p.severity === "error" ? "lost" : "approximated"), text: p.severity })),
+          el("td", { class: "path", text: p.path }), el("td", { text: p.message })));
+      }
+      table.hidden = !data.problems.length;
+    } catch (err) {
+      error.textContent = err.message;
+      error.hidden = false;
+    }
+  });
+}
+
+function initDiff() {
+  const formNode = document.getElementById("diff");
+  const error = document.getElementById("diff-error");
+  const title = document.getElementById("diff-title");
+  const table = document.getElementById("differences");
+  formNode.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    error.hidden = true;
+    title.hidden = table.hidden = true;
+    const a = document.getElementById("diff-a").files[0];
+    const b = document.getElementById("diff-b").files[0];
+    try {
+      const data = await call("/diff", { method: "POST", body: form([["a", a], ["b", b]]) });
+      title.textContent = `${data.a.file} (${data.a.format}) and ${data.b.file} (${data.b.format}): ` +
+        (data.identical ? "identical" : plural(data.count, "difference"));
+      title.hidden = false;
+      const body = table.querySelector("tbody");
+      body.replaceChildren();
+      const rows = [...data.sections];
+      for (const entry of data.entries || []) {
+        for (const change of entry.changes || [entry]) rows.push({ path: `entry ${entry.title || entry.key || ""} ${change.path || ""}`.trim(), kind: change.kind || "changed", detail: change.detail || "" });
+      }
+      for (const name of data.only_a || []) rows.push({ path: "entry " + (name.title || name), kind: "only in the first", detail: "" });
+      for (const name of data.only_b || []) rows.push({ path: "entry " + (name.title || name), kind: "only in the second", detail: "" });
+      for (const r of rows) {
+        const cls = r.kind === "added" ? "diff-added" : r.kind === "removed" ? "diff-removed" : "";
+        body.append(el("tr", { class: cls },
+          el("td", { class: "path", text: r.path }), el("td", { text: r.kind }), el("td", { class: "prose", text: r.detail })));
+      }
+      table.hidden = !rows.length;
+    } catch (err) {
+      error.textContent = err.message;
+      error.hidden = false;
+    }
+  });
+}
+
 /* ---------------------------------------------------------------- playground */
+
+// "message 1 (0 = newest)" from the engine, in plain words.
+function plainWhere(where) {
+  const m = /^message (\d+) \(0 = newest\)$/.exec(where || "");
+  if (!m) return where;
+  const n = Number(m[1]);
+  if (n === 0) return "in the newest message";
+  if (n === 1) return "in the message before the newest";
+  return `in the message ${n} before the newest`;
+}
 
 function initPlayground() {
   const formNode = document.getElementById("activate");
   const status = document.getElementById("play-status");
   const error = document.getElementById("play-error");
   const onlyDiff = document.getElementById("only-diff");
+  const chat = document.getElementById("chat");
+  const chatFile = document.getElementById("chat-file");
   onlyDiff.addEventListener("change", () => {
     for (const row of document.querySelectorAll("#side tbody tr")) row.hidden = onlyDiff.checked && !row.classList.contains("differs");
+  });
+  const readChat = async (file) => { if (file) chat.value = await file.text(); };
+  chatFile.addEventListener("change", () => { readChat(chatFile.files[0]).catch(showFatal); chatFile.value = ""; });
+  chat.addEventListener("dragover", (e) => { e.preventDefault(); chat.classList.add("over"); });
+  chat.addEventListener("dragleave", () => chat.classList.remove("over"));
+  chat.addEventListener("drop", (e) => {
+    if (!e.dataTransfer.files.length) return; // dropped text: the browser's default (insert it)
+    e.preventDefault();
+    chat.classList.remove("over");
+    readChat(e.dataTransfer.files[0]).catch(showFatal);
   });
   formNode.addEventListener("submit", async (e) => {
     e.preventDefault();
     error.hidden = true;
+    document.getElementById("play-result").hidden = true; // never show the last run's answer as this one's
     status.textContent = "running…";
     const fields = [["book", document.getElementById("book").files[0]],
-      ["chat_text", document.getElementById("chat").value], ["seed", document.getElementById("seed").value]];
+      ["chat_text", chat.value], ["seed", document.getElementById("seed").value]];
+    for (const [id, name] of [["scan-depth", "scan_depth"], ["budget", "budget"]]) {
+      const value = document.getElementById(id).value.trim();
+      if (value) fields.push([name, value]);
+    }
     for (const box of formNode.querySelectorAll("input[name=platform]:checked")) fields.push(["platform", box.value]);
     try {
       const data = await call("/activate", { method: "POST", body: form(fields) });
@@ -516,7 +690,7 @@ function initPlayground() {
 function renderSideBySide(data) {
   const table = document.getElementById("side");
   const head = table.querySelector("thead tr");
-  head.replaceChildren(el("th", { text: "entry" }), ...data.platforms.map((p) => el("th", { text: p })));
+  head.replaceChildren(el("th", { scope: "col", text: "entry" }), ...data.platforms.map((p) => el("th", { scope: "col", text: p })));
   const body = table.querySelector("tbody");
   body.replaceChildren();
   for (const row of data.rows) {
@@ -528,7 +702,7 @@ function renderSideBySide(data) {
       if (!cell) { tr.append(el("td", { class: "absent", text: "no such entry" })); continue; }
       const why = [cell.reason.replaceAll("_", " ")];
       if (cell.key) why.push(`key “${cell.key}”`);
-      if (cell.where) why.push(cell.where);
+      if (cell.where) why.push(plainWhere(cell.where));
       tr.append(el("td", { class: cell.fired ? "fired" : "quiet" },
         el("strong", { text: cell.fired ? "fires" : "does not fire" }), el("br"),
         el("span", { class: "why", text: why.join(" · ") + (cell.detail ? " — " + cell.detail : "") })));
@@ -538,6 +712,18 @@ function renderSideBySide(data) {
   const fired = data.platforms.map((p) => `${p}: ${data.results[p].activated.length} injected`).join(", ");
   document.getElementById("play-title").textContent =
     `${data.books.join(", ")} over ${data.messages} messages — ${fired}; ${data.differences} entr${data.differences === 1 ? "y differs" : "ies differ"}`;
+  const injected = document.getElementById("injected");
+  injected.replaceChildren();
+  for (const p of data.platforms) {
+    const result = data.results[p];
+    const text = result.activated.map((a) => a.content).join("\n");
+    const budget = result.budget ? ` of a ${result.budget}-token budget` : "";
+    const details = el("details", { class: "injected" },
+      el("summary", { text: `${p}: ${plural(result.activated.length, "entry", "entries")}, ${result.tokens_used} tokens${budget}` }),
+      el("pre", { class: "prose", text: text || "(nothing injected)" }));
+    details.dataset.platform = p;
+    injected.append(details);
+  }
   document.getElementById("play-result").hidden = false;
   document.getElementById("only-diff").dispatchEvent(new Event("change"));
 }
@@ -548,6 +734,9 @@ function showFatal(e) {
 }
 
 document.addEventListener("DOMContentLoaded", () => {
-  const init = { convert: initConvert, catalog: initCatalog, item: initItem, playground: initPlayground }[document.body.dataset.page];
+  const init = {
+    convert: initConvert, catalog: initCatalog, item: initItem, playground: initPlayground,
+    validate: initValidate, diff: initDiff,
+  }[document.body.dataset.page];
   if (init) init();
 });
