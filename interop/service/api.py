@@ -22,9 +22,9 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 
 from ..api import read_bytes, writable_format, write
+from ..catalog import queries as catalog_queries
 from ..catalog.database import Catalog, open_catalog
 from ..catalog.pipeline import slug
-from ..catalog import queries as catalog_queries
 from ..catalog.queries import SEARCH_BOOKS, ItemRef, list_items, load_document, show_item, stats
 from ..catalog.search import search_entries
 from ..containers.charx import find_zip, read_zip
@@ -532,7 +532,9 @@ def activate(
     ] = None,
     platform: Annotated[list[str] | None, Form(description="Platforms (repeatable; default all but ccv3).")] = None,
     seed: Annotated[int, Form()] = 0,
-    scan_depth: Annotated[int | None, Form(ge=0, le=1000, description="Messages scanned (each app's own setting).")] = None,
+    scan_depth: Annotated[
+        int | None, Form(ge=0, le=1000, description="Messages scanned (each app's own setting).")
+    ] = None,
     budget: Annotated[int | None, Form(ge=0, le=1_000_000, description="Token budget for injected entries.")] = None,
 ) -> dict[str, Any]:
     limits = limits_of(request)

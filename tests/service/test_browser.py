@@ -75,11 +75,13 @@ def overflow(page: object) -> list[str]:
         """() => {
             const width = document.documentElement.clientWidth;
             const out = [];
-            if (document.documentElement.scrollWidth > width) out.push('document ' + document.documentElement.scrollWidth);
+            const scroll = document.documentElement.scrollWidth;
+            if (scroll > width) out.push('document ' + scroll);
             for (const node of document.querySelectorAll('body *')) {
                 const box = node.getBoundingClientRect();
                 if (box.width && box.right > width + 1 && !node.closest('.table-wrap')) {
-                    out.push(node.tagName.toLowerCase() + (node.id ? '#' + node.id : '') + '.' + node.className + ' ' + box.right);
+                    const name = node.tagName.toLowerCase() + (node.id ? '#' + node.id : '');
+                    out.push(name + '.' + node.className + ' ' + box.right);
                 }
             }
             return out.slice(0, 10);
@@ -449,3 +451,158 @@ def test_every_page_fits_and_is_labelled(
         assert errors == []
     finally:
         context.close()
+
+
+# --- issue 21: catalog, item, validate, diff, playground behaviours ------------------------------------------
+
+
+def test_catalog_again_says_already_in_the_catalog(page: object, catalogued: str) -> None:
+    page.goto(catalogued + "/catalog")  # type: ignore[attr-defined]
+    page.set_input_files("#migrate-files", str(SERAPHINA))  # type: ignore[attr-defined]
+    page.fill("#migrate-to", "ccv3")  # type: ignore[attr-defined]
+    page.click("#migrate button[type=submit]")  # type: ignore[attr-defined]
+    text = page.locator("#job-text", has_text="done: 1 of 1 files")  # type: ignore[attr-defined]
+    text.wait_for(timeout=60_000)
+    assert text.inner_text() == "done: 1 of 1 files, already in the catalog"
+    first = page.locator("#jobs tbody tr").first.locator("td").all_inner_texts()  # type: ignore[attr-defined]
+    assert first[4:7] == ["0", "1", "0"]  # imported, already in the catalog, failed
+
+
+def test_catalog_list_thumbnails_sorting_and_count(page: object, catalogued: str) -> None:
+    page.goto(catalogued + "/catalog")  # type: ignore[attr-defined]
+    rows = page.locator("#items tbody tr")  # type: ignore[attr-defined]
+    rows.first.locator("td a").wait_for()
+    refs = [rows.nth(i).locator("td").nth(1).inner_text() for i in range(rows.count())]
+    assert refs == sorted(refs, key=lambda r: (r.startswith("book"), int(r.split(":")[1])))
+    showing = page.inner_text("#showing")  # type: ignore[attr-defined]
+    assert showing.startswith(f"showing 1–{len(refs)}")
+    from interop.catalog import queries
+
+    if hasattr(queries, "count_items"):
+        assert showing.endswith(f"of {len(refs)} items") or showing.endswith("of 1 item")
+    # The card's thumbnail is its picture (a PNG), the book's a placeholder.
+    card_img = rows.filter(has_text="card:1").locator("img.thumb")
+    card_img.wait_for()
+    assert page.evaluate(  # type: ignore[attr-defined]
+        "(img) => img.complete && img.naturalWidth > 0", card_img.element_handle()
+    )
+    # Sorting by entries (descending on the second click), by name.
+    page.click("#items th[data-key=name] button")  # type: ignore[attr-defined]
+    names = [rows.nth(i).locator("td").nth(2).inner_text() for i in range(rows.count())]
+    assert names == sorted(names, key=str.lower) or names == sorted(names)
+    assert page.get_attribute("#items th[data-key=name]", "aria-sort") == "ascending"  # type: ignore[attr-defined]
+    page.click("#items th[data-key=name] button")  # type: ignore[attr-defined]
+    assert [rows.nth(i).locator("td").nth(2).inner_text() for i in range(rows.count())] == names[::-1]
+    assert page.get_attribute("#items th[data-key=name]", "aria-sort") == "descending"  # type: ignore[attr-defined]
+
+
+def test_item_links_card_and_book_and_downloads_outputs(page: object, catalogued: str, tmp_path: Path) -> None:
+    page.goto(catalogued + "/catalog/card:1")  # type: ignore[attr-defined]
+    page.locator("#history tbody tr").first.wait_for()  # type: ignore[attr-defined]
+    page.locator("#item-links a").click()  # type: ignore[attr-defined]
+    page.wait_for_url("**/catalog/book:1")  # type: ignore[attr-defined]
+    back = page.locator("#item-links a", has_text="Seraphina")  # type: ignore[attr-defined]
+    back.wait_for()
+    assert back.get_attribute("href").endswith("/catalog/card:1")
+    page.goto(catalogued + "/catalog/card:1")  # type: ignore[attr-defined]
+    link = page.locator("#history a.download-output").first  # type: ignore[attr-defined]
+    link.wait_for()
+    with page.expect_download() as info:  # type: ignore[attr-defined]
+        link.click()
+    got = tmp_path / "out.json"
+    info.value.save_as(str(got))
+    card = json.loads(got.read_text())
+    assert card["spec"] == "chara_card_v3" and card["data"]["name"] == "Seraphina"
+
+
+def test_validate_page(page: object, server: str, tmp_path: Path, js_errors: list[str]) -> None:
+    page.goto(server + "/validate")  # type: ignore[attr-defined]
+    page.set_input_files("#validate-file", str(OLD_TOM))  # type: ignore[attr-defined]
+    page.click("#validate button[type=submit]")  # type: ignore[attr-defined]
+    title = page.locator("#validate-title")  # type: ignore[attr-defined]
+    title.wait_for()
+    result = CliRunner().invoke(cli, ["validate", str(OLD_TOM)])
+    rows = page.locator("#problems tbody tr")  # type: ignore[attr-defined]
+    assert rows.count() >= 1
+    for i in range(rows.count()):
+        cells = rows.nth(i).locator("td").all_inner_texts()
+        assert f"{cells[1]}: {cells[2]}" in result.output  # the CLI says the same
+    # A bad file: the reason, and no stale answer left from the run before.
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    page.set_input_files("#validate-file", str(bad))  # type: ignore[attr-defined]
+    page.click("#validate button[type=submit]")  # type: ignore[attr-defined]
+    page.locator("#validate-error").wait_for()  # type: ignore[attr-defined]
+    assert page.inner_text("#validate-error").startswith("bad.json")  # type: ignore[attr-defined]
+    assert not title.is_visible() and not page.locator("#problems").is_visible()  # type: ignore[attr-defined]
+    assert js_errors == ["Failed to load resource: the server responded with a status of 400 (Bad Request)"]
+    js_errors.clear()
+
+
+def test_diff_page(page: object, server: str) -> None:
+    newer = PROJECT_CORPUS / "cards" / "ilse_v3_1_newer.json"
+    page.goto(server + "/diff")  # type: ignore[attr-defined]
+    page.set_input_files("#diff-a", str(ILSE))  # type: ignore[attr-defined]
+    page.set_input_files("#diff-b", str(newer))  # type: ignore[attr-defined]
+    page.click("#diff button[type=submit]")  # type: ignore[attr-defined]
+    rows = page.locator("#differences tbody tr")  # type: ignore[attr-defined]
+    rows.first.wait_for()
+    paths = {rows.nth(i).locator("td").first.inner_text() for i in range(rows.count())}
+    assert "card.name" in paths
+    assert "3 differences" in page.inner_text("#diff-title")  # type: ignore[attr-defined]
+    page.set_input_files("#diff-b", str(ILSE))  # type: ignore[attr-defined]
+    page.click("#diff button[type=submit]")  # type: ignore[attr-defined]
+    page.locator("#diff-title", has_text="identical").wait_for()  # type: ignore[attr-defined]
+    assert not page.locator("#differences").is_visible()  # type: ignore[attr-defined]
+
+
+def test_playground_settings_preview_plain_words_and_errors(
+    page: object, server: str, tmp_path: Path, js_errors: list[str]
+) -> None:
+    page.goto(server + "/playground")  # type: ignore[attr-defined]
+    page.set_input_files("#book", str(CHATS / "ccv3_harbor.json"))  # type: ignore[attr-defined]
+    # A chat file opened from disk fills the box (as a dropped one does).
+    chat = tmp_path / "chat.txt"
+    chat.write_text("User: Where can I find Roderick?\nMira: At the docks, by the harbor.\n")
+    page.set_input_files("#chat-file", str(chat))  # type: ignore[attr-defined]
+    page.wait_for_function("document.getElementById('chat').value.includes('Roderick')")  # type: ignore[attr-defined]
+    page.click("#activate button[type=submit]")  # type: ignore[attr-defined]
+    page.locator("#side tbody tr").first.wait_for()  # type: ignore[attr-defined]
+    text = page.inner_text("#side tbody")  # type: ignore[attr-defined]
+    assert "0 = newest" not in text
+    assert "in the newest message" in text or "before the newest" in text
+    # The injected text preview: what each app puts in the prompt, as the API returns it.
+    answer = page.evaluate(  # type: ignore[attr-defined]
+        """async () => {
+            const data = new FormData();
+            data.append('book', document.getElementById('book').files[0]);
+            data.append('chat_text', document.getElementById('chat').value);
+            data.append('platform', 'sillytavern');
+            return (await fetch('/api/v1/activate', {method: 'POST', body: data})).json();
+        }"""
+    )
+    injected = [a["content"] for a in answer["results"]["sillytavern"]["activated"]]
+    assert injected
+    preview = page.locator("#injected details[data-platform=sillytavern]")  # type: ignore[attr-defined]
+    preview.locator("summary").click()
+    assert preview.locator("pre").inner_text().strip() == "\n".join(injected).strip()
+    assert preview.locator("summary").inner_text().startswith(f"sillytavern: {len(injected)} entr")
+    # The regex key /where can i find \w+/i matched two messages back; at scan depth 1 only the newest
+    # message ("And the tide clock?") is read, so SillyTavern no longer fires that entry.
+    from playwright.sync_api import expect
+
+    row = page.locator("#side tbody tr", has_text="where can i find").first  # type: ignore[attr-defined]
+    assert row.locator("td").nth(1).inner_text().startswith("fires")
+    entry_id = row.locator(".entry-id").inner_text()
+    page.fill("#scan-depth", "1")  # type: ignore[attr-defined]
+    page.click("#activate button[type=submit]")  # type: ignore[attr-defined]
+    same = page.locator("#side tbody tr", has=page.locator(".entry-id", has_text=entry_id))  # type: ignore[attr-defined]
+    expect(same.locator("td").nth(1)).to_contain_text("does not fire")
+    # A bad run: the error, and no stale side-by-side from the run before.
+    page.fill("#chat", "")  # type: ignore[attr-defined]
+    page.evaluate("document.getElementById('chat').removeAttribute('required')")  # type: ignore[attr-defined]
+    page.click("#activate button[type=submit]")  # type: ignore[attr-defined]
+    page.locator("#play-error").wait_for()  # type: ignore[attr-defined]
+    assert not page.locator("#play-result").is_visible()  # type: ignore[attr-defined]
+    assert js_errors == ["Failed to load resource: the server responded with a status of 400 (Bad Request)"]
+    js_errors.clear()

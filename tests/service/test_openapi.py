@@ -190,3 +190,34 @@ def test_inspect_shows_what_is_in_the_file(client: TestClient) -> None:
     assert [e["keys"] for e in info["entries"]] == [e.keys for e in doc.book.entries]
     assert all(e["tokens"] > 0 for e in info["entries"] if e["content"].strip())
     assert info["book_tokens"] == sum(e["tokens"] for e in info["entries"])
+
+
+def test_playground_scan_depth_and_budget_reach_every_app(client: TestClient) -> None:
+    chats = PROJECT_CORPUS / "chats"
+    fields = {"chat_text": "User: Where can I find Roderick?\nMira: At the docks.", "budget": "50"}
+    book = {"book": ("harbor.json", (chats / "ccv3_harbor.json").read_bytes())}
+    answer = client.post("/api/v1/activate", files=book, data=fields).json()
+    assert {p: r["budget"] for p, r in answer["results"].items()} == dict.fromkeys(answer["platforms"], 50)
+    default = client.post("/api/v1/activate", files=book, data={"chat_text": fields["chat_text"]}).json()
+    assert all(default["results"][p]["budget"] != 50 for p in default["platforms"])
+    too_deep = client.post("/api/v1/activate", files=book, data={**fields, "scan_depth": "-1"})
+    assert too_deep.status_code == 422 and too_deep.json()["error"]["code"] == "invalid_request"
+
+
+def test_catalog_picture_is_the_cards_image_or_a_placeholder(client: TestClient) -> None:
+    if not SERAPHINA.exists():
+        pytest.skip(f"{SERAPHINA} not found (is ../shared beside the repo?)")
+    response = client.post(
+        "/api/v1/migrations", files=[("files", (SERAPHINA.name, SERAPHINA.read_bytes()))], data={"to": "ccv3"}
+    )
+    assert response.status_code == 202
+    import time
+
+    for _ in range(200):
+        if client.get("/api/v1/migrations/" + response.json()["id"]).json()["status"] in ("done", "failed"):
+            break
+        time.sleep(0.05)
+    picture = client.get("/api/v1/catalog/items/card:1/picture")
+    assert picture.headers["content-type"] == "image/png" and picture.content.startswith(b"\x89PNG")
+    book = client.get("/api/v1/catalog/items/book:1/picture")
+    assert book.headers["content-type"] == "image/svg+xml" and book.headers["x-interop-picture"] == "none"
