@@ -6,6 +6,7 @@ import json
 import os
 import sys
 import time
+import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,8 @@ from ..catalog.distributed import (
     submit,
 )
 from ..catalog.pipeline import FileOutcome
-from ..catalog.run import RunSummary, migrate
+from ..catalog.run import RunSummary
+from ..catalog.runlog import recorded_migrate
 from ..errors import CatalogError
 from ..formats.registry import get_format, writable_formats
 from .common import NOT_CARD_SUFFIXES, db_option, iter_inputs
@@ -255,7 +257,10 @@ def _embedded(
                 f"{summary.files['imported']} imported, {summary.files['failed']} failed, {rate:.0f} files/s",
             )
 
-        return migrate(catalog, files, targets, out_dir, jobs=jobs, pretty=not compact, progress=progress)
+        # Recorded in the catalog's runs, so the web page's "Recent migrations" lists it too (issue 21).
+        return recorded_migrate(
+            catalog, files, targets, out_dir, run_id=uuid.uuid4().hex, jobs=jobs, pretty=not compact, progress=progress
+        )
 
 
 def _submit(

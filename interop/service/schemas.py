@@ -182,12 +182,15 @@ class CatalogPage(BaseModel):
 
 
 class Job(_Open):
+    """A migration run, from the web page or the CLI (one list: the catalog's run records)."""
+
     id: str
+    origin: Literal["cli", "web"] = "web"
     status: str
     total: int
     done: int
-    imported: int
-    failed: int
+    imported: int | None = Field(description="None for a --broker run (see `interop catalog runs`).")
+    failed: int | None
     targets: list[str]
 
 

@@ -534,6 +534,7 @@ def test_openapi_lists_every_endpoint(client: TestClient) -> None:
         "/api/v1/catalog/items",
         "/api/v1/catalog/items/{ref}",
         "/api/v1/catalog/items/{ref}/export",
+        "/api/v1/catalog/items/{ref}/picture",
         "/api/v1/catalog/stats",
         "/api/v1/migrations",
         "/api/v1/migrations/{job_id}",

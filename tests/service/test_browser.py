@@ -499,8 +499,11 @@ def test_catalog_list_thumbnails_sorting_and_count(page: object, catalogued: str
 def test_item_links_card_and_book_and_downloads_outputs(page: object, catalogued: str, tmp_path: Path) -> None:
     page.goto(catalogued + "/catalog/card:1")  # type: ignore[attr-defined]
     page.locator("#history tbody tr").first.wait_for()  # type: ignore[attr-defined]
-    page.locator("#item-links a").click()  # type: ignore[attr-defined]
-    page.wait_for_url("**/catalog/book:1")  # type: ignore[attr-defined]
+    book = page.locator("#item-links a")  # type: ignore[attr-defined]
+    assert "Eldoria" in book.inner_text()
+    href = book.get_attribute("href")
+    book.click()
+    page.wait_for_url("**" + href)  # type: ignore[attr-defined]
     back = page.locator("#item-links a", has_text="Seraphina")  # type: ignore[attr-defined]
     back.wait_for()
     assert back.get_attribute("href").endswith("/catalog/card:1")

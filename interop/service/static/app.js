@@ -437,9 +437,9 @@ async function loadJobs() {
       el("td", { text: job.origin || "web" }),
       el("td", { text: job.status + (job.error ? ": " + job.error : "") }),
       el("td", { class: "num", text: String(job.total) }),
-      el("td", { class: "num", text: String(job.imported) }),
-      el("td", { class: "num", text: String(already) }),
-      el("td", { class: "num", text: String(job.failed) }),
+      el("td", { class: "num", text: job.imported === null ? "–" : String(job.imported) }),
+      el("td", { class: "num", text: job.summary ? String(already) : "–" }),
+      el("td", { class: "num", text: job.failed === null ? "–" : String(job.failed) }),
       el("td", { text: job.targets.join(", ") })));
   }
   if (!data.jobs.length) body.append(el("tr", {}, el("td", { colspan: "8", text: "none yet" })));
