@@ -542,7 +542,7 @@ def test_validate_page(page: object, server: str, tmp_path: Path, js_errors: lis
     js_errors.clear()
 
 
-def test_diff_page(page: object, server: str) -> None:
+def test_diff_page(page: object, server: str, tmp_path: Path) -> None:
     newer = PROJECT_CORPUS / "cards" / "ilse_v3_1_newer.json"
     page.goto(server + "/diff")  # type: ignore[attr-defined]
     page.set_input_files("#diff-a", str(ILSE))  # type: ignore[attr-defined]
@@ -553,6 +553,20 @@ def test_diff_page(page: object, server: str) -> None:
     paths = {rows.nth(i).locator("td").first.inner_text() for i in range(rows.count())}
     assert "card.name" in paths
     assert "3 differences" in page.inner_text("#diff-title")  # type: ignore[attr-defined]
+    # Two books: a changed entry is named with its change, a dropped one as only in the first.
+    book = json.loads(BRASSHAVEN.read_text())
+    book["data"]["entries"][0]["content"] = "changed"
+    dropped = book["data"]["entries"].pop(1)
+    changed = tmp_path / "changed.json"
+    changed.write_text(json.dumps(book))
+    page.set_input_files("#diff-a", str(BRASSHAVEN))  # type: ignore[attr-defined]
+    page.set_input_files("#diff-b", str(changed))  # type: ignore[attr-defined]
+    page.click("#diff button[type=submit]")  # type: ignore[attr-defined]
+    page.locator("#differences tbody tr", has_text="only in the first").wait_for()  # type: ignore[attr-defined]
+    texts = [rows.nth(i).inner_text() for i in range(rows.count())]
+    assert any("content" in t and "changed" in t and book["data"]["entries"][0]["comment"] in t for t in texts), texts
+    assert any(dropped["comment"] in t and "only in the first" in t for t in texts), texts
+    page.set_input_files("#diff-a", str(ILSE))  # type: ignore[attr-defined]
     page.set_input_files("#diff-b", str(ILSE))  # type: ignore[attr-defined]
     page.click("#diff button[type=submit]")  # type: ignore[attr-defined]
     page.locator("#diff-title", has_text="identical").wait_for()  # type: ignore[attr-defined]

@@ -533,8 +533,9 @@ function initItem() {
       }
       const output = el("td");
       if (m.status === "done") {
-        output.append(el("a", { href: exportUrl(info.ref, m.target), class: "download-output",
-          text: "Download" + (m.output ? " " + m.output : "") }));
+        // The stored output lives on the server's disk; the link writes the same target from the catalog.
+        if (m.output) output.append(m.output + " · ");
+        output.append(el("a", { href: exportUrl(info.ref, m.target), class: "download-output", text: "download " + m.target }));
       } else {
         output.textContent = m.output || "";
       }
@@ -613,11 +614,14 @@ function initDiff() {
       const body = table.querySelector("tbody");
       body.replaceChildren();
       const rows = [...data.sections];
+      // Entries matched across the files (by id, keys or position), each change named by its entry.
       for (const entry of data.entries || []) {
-        for (const change of entry.changes || [entry]) rows.push({ path: `entry ${entry.title || entry.key || ""} ${change.path || ""}`.trim(), kind: change.kind || "changed", detail: change.detail || "" });
+        for (const change of entry.changes || []) {
+          rows.push({ path: `${entry.label}: ${change.path}`, kind: change.kind, detail: change.detail || "" });
+        }
       }
-      for (const name of data.only_a || []) rows.push({ path: "entry " + (name.title || name), kind: "only in the first", detail: "" });
-      for (const name of data.only_b || []) rows.push({ path: "entry " + (name.title || name), kind: "only in the second", detail: "" });
+      for (const label of data.only_a || []) rows.push({ path: label, kind: "only in the first", detail: "" });
+      for (const label of data.only_b || []) rows.push({ path: label, kind: "only in the second", detail: "" });
       for (const r of rows) {
         const cls = r.kind === "added" ? "diff-added" : r.kind === "removed" ? "diff-removed" : "";
         body.append(el("tr", { class: cls },
