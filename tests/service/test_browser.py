@@ -623,3 +623,29 @@ def test_playground_settings_preview_plain_words_and_errors(
     assert not page.locator("#play-result").is_visible()  # type: ignore[attr-defined]
     assert js_errors == ["Failed to load resource: the server responded with a status of 400 (Bad Request)"]
     js_errors.clear()
+
+
+def test_docs_work_offline(browser: object, server: str, tmp_path: Path) -> None:
+    """/docs renders every endpoint with every request to another host refused (no CDN)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    elsewhere: list[str] = []
+
+    def only_here(route: object) -> None:
+        url = route.request.url  # type: ignore[attr-defined]
+        if url.startswith(server):
+            route.continue_()  # type: ignore[attr-defined]
+        else:
+            elsewhere.append(url)
+            route.abort()  # type: ignore[attr-defined]
+
+    try:
+        page.route("**/*", only_here)
+        page.goto(server + "/docs")
+        operations = page.locator(".opblock")
+        operations.first.wait_for(timeout=30_000)
+        spec = json.loads(page.evaluate("fetch('/openapi.json').then((r) => r.text())"))
+        assert operations.count() == sum(len(methods) for methods in spec["paths"].values())
+        assert elsewhere == []
+        page.screenshot(path=str(tmp_path / "docs.png"))
+    finally:
+        page.close()
