@@ -649,3 +649,10 @@ def test_docs_work_offline(browser: object, server: str, tmp_path: Path) -> None
         page.screenshot(path=str(tmp_path / "docs.png"))
     finally:
         page.close()
+
+
+def test_playground_takes_a_dropped_chat_file(page: object, server: str) -> None:
+    page.goto(server + "/playground")  # type: ignore[attr-defined]
+    drop_file(page, "#chat", CHATS / "harbor.jsonl")
+    page.wait_for_function("document.getElementById('chat').value.length > 0")  # type: ignore[attr-defined]
+    assert page.input_value("#chat") == (CHATS / "harbor.jsonl").read_text()  # type: ignore[attr-defined]
