@@ -15,6 +15,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from ..limits import DEFAULT_LIMITS, Limits
 from .database import Catalog
 from .models import Run, RunBatch
 from .pipeline import FileOutcome
@@ -84,11 +85,12 @@ def recorded_migrate(
     jobs: int = 1,
     pretty: bool = True,
     progress: Callable[[FileOutcome, RunSummary], None] | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> RunSummary:
     """``run.migrate`` with its run record: running first, then done with the summary, or failed with why."""
     start_run(catalog, run_id, origin=origin, files=files, targets=targets, out_dir=out_dir, sources=sources)
     try:
-        summary = migrate(catalog, files, targets, out_dir, jobs=jobs, pretty=pretty, progress=progress)
+        summary = migrate(catalog, files, targets, out_dir, jobs=jobs, pretty=pretty, progress=progress, limits=limits)
     except KeyboardInterrupt:
         finish_run(catalog, run_id, None, "interrupted (Ctrl-C)")
         raise

@@ -28,8 +28,10 @@ from ..catalog.run import RunSummary
 from ..catalog.runlog import recorded_migrate
 from ..errors import CatalogError
 from ..formats.registry import get_format, writable_formats
-from .common import NOT_CARD_SUFFIXES, db_option, iter_inputs
-from .exits import EXIT_CHECK_FAILED, EXIT_USAGE
+from ..jsonio import escape_lone_surrogates
+from ..terminal import printable_tree
+from .common import NOT_CARD_SUFFIXES, current_limits, db_option, iter_inputs
+from .exits import EXIT_CHECK_FAILED, EXIT_INPUT, EXIT_USAGE
 
 
 def parse_targets(raw: str) -> tuple[str, ...]:
@@ -68,7 +70,7 @@ def count_ignored(sources: tuple[str, ...]) -> int:
 
 
 def print_summary(summary: RunSummary) -> None:
-    data = summary.to_json()
+    data = printable_tree(summary.to_json())  # file names and reasons carry card text
     files = data["files"]
     click.echo(
         f"files      {files['seen']} seen: {files['imported']} imported, {files['duplicate']} duplicate, "
@@ -259,7 +261,15 @@ def _embedded(
 
         # Recorded in the catalog's runs, so the web page's "Recent migrations" lists it too (issue 21).
         return recorded_migrate(
-            catalog, files, targets, out_dir, run_id=uuid.uuid4().hex, jobs=jobs, pretty=not compact, progress=progress
+            catalog,
+            files,
+            targets,
+            out_dir,
+            run_id=uuid.uuid4().hex,
+            jobs=jobs,
+            pretty=not compact,
+            progress=progress,
+            limits=current_limits(),
         )
 
 
@@ -359,8 +369,11 @@ def _print(summary: RunSummary, status: RunStatus | None, as_json: bool, strict:
         data = summary.to_json()
         if status is not None:
             data["run"] = status.to_json()
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        click.echo(escape_lone_surrogates(json.dumps(data, ensure_ascii=False, indent=2)))
     else:
         print_summary(summary)
+    if summary.nothing_done:
+        click.echo(f"interop: error: nothing was migrated: all {len(summary.failures)} attempts failed", err=True)
+        sys.exit(EXIT_INPUT)
     if strict and (summary.files["failed"] or any(t.failed for t in summary.targets.values())):
         sys.exit(EXIT_CHECK_FAILED)

@@ -31,6 +31,7 @@ from ..containers.charx import find_zip, read_zip
 from ..conversion import convert_document, output_name, strict_reason
 from ..document import Document
 from ..engine import PROFILES, chat_from_transcript, get_profile
+from ..engine.jsregex import regex_budget
 from ..engine.sidebyside import side_by_side
 from ..engine.sources import book_from_bytes
 from ..engine.tokenizers import ApproxTokenizer
@@ -56,6 +57,7 @@ from ..model.versions import as_displayed
 from ..validation import validate_document
 from .config import ServiceConfig
 from .jobs import load_job, recent_jobs, start_job
+from .jsonresponse import SafeJSONResponse
 from .schemas import (
     ERROR_CODES,
     READ_ERRORS,
@@ -79,7 +81,8 @@ from .uploads import Upload, content_disposition, media_type, read_upload
 PLAYGROUND_PLATFORMS = tuple(p for p in PROFILES if p != "ccv3")
 """The profiles the playground compares when none is named: every app's (ccv3 is the spec, not an app)."""
 
-router = APIRouter(prefix="/api/v1", responses=READ_ERRORS)
+# SafeJSONResponse: lone surrogates in card text are escaped, not a 500.
+router = APIRouter(prefix="/api/v1", responses=READ_ERRORS, default_response_class=SafeJSONResponse)
 PER_PAGE = 50
 ENTRY_HITS = 20
 """Lorebook entries a catalog search shows beside the items."""
@@ -89,23 +92,21 @@ _PICTURE_TYPES = {b"\x89PNG": "image/png", b"\xff\xd8\xff": "image/jpeg", b"GIF8
 FileField = Annotated[UploadFile, File(description="A card or lorebook file, any supported format.")]
 
 
-INLINE_BYTES = 256 * 1024
-"""Requests up to this size are converted on the event loop: the work (~1 ms for a typical
-card) costs less than a hop to the thread pool, and with the GIL threads would only take
-turns anyway. Bigger ones go to the thread pool so the worker keeps answering small ones."""
-
 Endpoint = TypeVar("Endpoint", bound=Callable[..., Any])
 
 
 def cpu_bound(func: Endpoint) -> Endpoint:
-    """Run a synchronous endpoint inline when its request is small, in the thread pool otherwise."""
+    """Run a synchronous endpoint in the thread pool, whatever its body size, under one regex time
+    budget for the whole request: the event loop keeps answering other clients meanwhile (a 10 KB
+    request can hold seconds of work: compressed entries, catastrophic regex keys)."""
+
+    def budgeted(*args: Any, **kwargs: Any) -> Any:
+        with regex_budget(config_of(kwargs["request"]).regex_budget):
+            return func(*args, **kwargs)
 
     @functools.wraps(func)
     async def endpoint(*args: Any, **kwargs: Any) -> Any:
-        request: Request = kwargs["request"]
-        if getattr(request.state, "body_bytes", 0) <= INLINE_BYTES:
-            return func(*args, **kwargs)
-        return await run_in_threadpool(func, *args, **kwargs)
+        return await run_in_threadpool(budgeted, *args, **kwargs)
 
     return endpoint  # type: ignore[return-value]
 
@@ -157,6 +158,8 @@ _STATUS = {
     "invalid_request": 422,
     "not_found": 404,
     "method_not_allowed": 405,
+    "forbidden": 403,
+    "too_many_requests": 429,
     "catalog_unavailable": 503,
     "internal": 500,
 }
@@ -178,7 +181,7 @@ def error_response(
     code: str, reason: str, *, status: int | None = None, file: str | None = None, location: str | None = None
 ) -> JSONResponse:
     body = error_json(code, reason, file=file, location=location)
-    return JSONResponse(body, status_code=status or error_status(code))
+    return SafeJSONResponse(body, status_code=status or error_status(code))
 
 
 def config_of(request: Request) -> ServiceConfig:
@@ -419,12 +422,12 @@ def convert(
     name = output_name(upload.name, target)
     counts = report.counts
     if strict and report.has_losses:
-        return JSONResponse(
+        return SafeJSONResponse(
             error_json("lossy_conversion", strict_reason(report), file=upload.name, report=report.to_json()),
             status_code=422,
         )
     if "application/json" in request.headers.get("accept", ""):
-        return JSONResponse(
+        return SafeJSONResponse(
             {
                 "filename": name,
                 "media_type": media_type(target),
@@ -734,7 +737,7 @@ def create_migration(
         uploads.extend(_expand(read_upload(file, limits), limits, config.max_files))
     if len(uploads) > config.max_files:
         raise InteropError(f"{len(uploads)} files, more than the limit of {config.max_files}")
-    state = start_job(catalog_of(request), uploads, targets)
+    state = start_job(catalog_of(request), uploads, targets, keep=config.keep_uploads)
     return JSONResponse({**state, "status_url": str(request.url_for("migration", job_id=state["id"]))}, status_code=202)
 
 

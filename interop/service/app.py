@@ -21,7 +21,7 @@ from . import api, pages
 from .api import error_code, error_response
 from .config import ServiceConfig
 from .schemas import ConvertedJson, ErrorResponse
-from .security import BodyLimit, SecurityHeaders
+from .security import BodyLimit, HeavyRequests, LocalOnly, SecurityHeaders
 from .warmup import warm_up
 
 log = logging.getLogger("interop.service")
@@ -136,8 +136,12 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
-    # Outermost first: headers on every answer (413s included), then the body limit.
+    # Outermost first: headers on every answer (403s, 413s and 429s included), Host/Origin checks
+    # when there is no token, the cap on concurrent uploads, then the body limit.
     app.add_middleware(BodyLimit, max_bytes=config.max_upload_bytes)
+    app.add_middleware(HeavyRequests, limit=config.max_concurrent_uploads)
+    if not config.token:
+        app.add_middleware(LocalOnly, allowed_hosts=config.allowed_hosts)
     app.add_middleware(SecurityHeaders)
     return app
 

@@ -13,6 +13,7 @@ SIGINT/SIGTERM.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import multiprocessing
 import os
 import signal
@@ -24,6 +25,7 @@ from typing import Any
 import uvicorn
 
 from .config import ENV_CONFIG, ServiceConfig
+from .idle import PROTOCOL
 
 APP = "interop.service.app:app_from_env"
 UVICORN: dict[str, Any] = {
@@ -31,6 +33,7 @@ UVICORN: dict[str, Any] = {
     "server_header": False,
     "proxy_headers": False,
     "timeout_graceful_shutdown": 5,
+    "http": PROTOCOL,  # uvicorn's, plus a timeout for idle half-sent requests
 }
 
 
@@ -39,6 +42,7 @@ def serve(config: ServiceConfig, host: str, port: int, workers: int = 1, options
 
     ``options`` override uvicorn's settings (``root_path``, ``proxy_headers``, ``forwarded_allow_ips``,
     ``log_level``, ``access_log``: the ``interop serve`` flags)."""
+    config = dataclasses.replace(config, allowed_hosts=(*config.allowed_hosts, host))  # its own name is fine
     os.environ[ENV_CONFIG] = config.to_env()
     settings = {**UVICORN, **(options or {})}
     if workers == 1 or not sys.platform.startswith("linux"):

@@ -25,6 +25,8 @@ ErrorCode = Literal[
     "too_large",
     "too_deep",
     "unauthorized",
+    "forbidden",
+    "too_many_requests",
     "not_found",
     "bad_reference",
     "invalid_request",

@@ -1,68 +1,37 @@
-"""Issue 21, one job system: CLI and web migrations are the catalog's run records, listed together."""
+"""Uploads to ``POST /migrations`` are not kept forever (issue 23): deleted when the job ends,
+unless the server is configured to keep them; the catalog still has everything read from them."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
-from click.testing import CliRunner
-from fastapi.testclient import TestClient
+from interop.service.jobs import JobPaths
 
-from interop.catalog.database import open_catalog
-from interop.catalog.runlog import recent_runs
-from interop.cli import cli
-
-from ..conftest import PROJECT_CORPUS
-
-CARDS = PROJECT_CORPUS / "cards"
+from .test_api import CARDS, ILSE, migrate, wait_job
 
 
-def _wait(client: TestClient, job_id: str) -> dict[str, Any]:
-    for _ in range(400):
-        state = client.get(f"/api/v1/migrations/{job_id}").json()
-        if state["status"] in ("done", "failed"):
-            return state
-        time.sleep(0.05)
-    raise AssertionError("the web migration did not finish")
+def run_job(client: Any) -> tuple[dict[str, Any], Path]:
+    files = [(p.name, p.read_bytes()) for p in (ILSE, CARDS / "brasshaven.lorebook_v3.json")]
+    answer = migrate(client, files, to="ccv3")
+    assert answer.status_code == 202, answer.text
+    state = wait_job(client, answer.json()["id"])
+    assert state["status"] == "done", state
+    return state, JobPaths.of(client.app.state.catalog).uploads(state["id"])
 
 
-def test_cli_and_web_migrations_are_one_list(make_client: Any, tmp_path: Path) -> None:
-    db = f"sqlite:///{tmp_path / 'catalog.sqlite'}"
-    result = CliRunner().invoke(
-        cli, ["migrate", str(CARDS / "ilse_v3.json"), "--db", db, "--to", "ccv3", "--out", str(tmp_path / "out")]
-    )
-    assert result.exit_code == 0, result.output
-    client = make_client(db=db)
-    web = client.post("/api/v1/migrations", files={"files": ("tom.json", (CARDS / "old_tom_v1.json").read_bytes())})
-    assert web.status_code == 202
-    assert _wait(client, web.json()["id"])["status"] == "done"
-
-    jobs = client.get("/api/v1/migrations").json()["jobs"]
-    assert [(j["origin"], j["status"], j["total"], j["imported"]) for j in jobs] == [
-        ("web", "done", 1, 1),
-        ("cli", "done", 1, 1),
-    ]
-    # The CLI run answers on the same endpoint as a web job, from its run record.
-    cli_run = client.get(f"/api/v1/migrations/{jobs[1]['id']}").json()
-    assert cli_run["origin"] == "cli" and cli_run["summary"]["files"]["imported"] == 1
-    # And the catalog itself holds both (what `interop catalog runs` can read).
-    catalog = open_catalog(db)
-    try:
-        assert {r["origin"] for r in recent_runs(catalog)} == {"cli", "web"}
-    finally:
-        catalog.dispose()
+def test_uploads_are_deleted_when_the_job_ends(make_client: Any) -> None:
+    client = make_client()
+    state, uploads = run_job(client)
+    assert state["summary"]["files"]["imported"] == 2
+    assert not uploads.exists()
+    items = client.get("/api/v1/catalog/items").json()["items"]
+    assert len(items) == 2
+    card = next(i for i in items if i["kind"] == "card")
+    exported = client.get(f"/api/v1/catalog/items/{card['ref']}/export", params={"to": "ccv3"})
+    assert exported.status_code == 200  # the catalog did not need the uploaded file
 
 
-def test_a_cli_runs_failures_are_counted_in_its_record(tmp_path: Path) -> None:
-    db = f"sqlite:///{tmp_path / 'catalog.sqlite'}"
-    bad = tmp_path / "bad.json"
-    bad.write_text("{")
-    result = CliRunner().invoke(cli, ["migrate", str(bad), "--db", db, "--to", "ccv3", "--out", str(tmp_path / "o")])
-    assert result.exit_code in (0, 1), result.output
-    catalog = open_catalog(db)
-    try:
-        (run,) = recent_runs(catalog)
-    finally:
-        catalog.dispose()
-    assert (run["origin"], run["status"], run["failed"], run["imported"]) == ("cli", "done", 1, 0)
+def test_uploads_can_be_kept(make_client: Any) -> None:
+    _state, uploads = run_job(make_client(keep_uploads=True))
+    assert sorted(p.name for p in uploads.rglob("*.json")) == sorted([ILSE.name, "brasshaven.lorebook_v3.json"])
