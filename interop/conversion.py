@@ -6,7 +6,7 @@ fidelity report imports the writers.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
@@ -31,9 +31,12 @@ def convert_document(
     pretty: bool = True,
     chats: Sequence[Any] | None = None,
     seed: int = 0,
+    options: Mapping[str, Any] | None = None,
 ) -> Conversion:
-    """Write ``doc`` as ``target`` and report the fate of every source field (read back, compared)."""
-    data = write(doc, target, image=image, pretty=pretty)
+    """Write ``doc`` as ``target`` and report the fate of every source field (read back, compared).
+
+    ``options`` are writer options (``WriteContext.options``, e.g. ``embed_picture``)."""
+    data = write(doc, target, image=image, pretty=pretty, **dict(options or {}))
     report = fidelity_report(doc, target, data, chats=chats, seed=seed)
     return Conversion(data, report)
 

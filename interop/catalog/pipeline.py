@@ -15,6 +15,7 @@ import time
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..api import read_bytes, write
 from ..document import Document
@@ -70,6 +71,8 @@ class RunConfig:
     done: dict[str, dict[str, tuple[str, str] | None]] = field(default_factory=dict)
     """sha256 -> {target: (output path, output sha256), or None if skipped} already recorded as finished."""
     pretty: bool = True
+    options: dict[str, Any] = field(default_factory=dict)
+    """Writer options (``WriteContext.options``), e.g. ``embed_picture``."""
 
 
 _SLUG = re.compile(r"[^\w.-]+", re.UNICODE)
@@ -120,7 +123,6 @@ def write_output(path: Path, data: bytes, *, inputs: tuple[Path, ...] = ()) -> N
     write_atomic(path, data, inputs=inputs, fsync=False)
 
 
-
 def _internal(exc: BaseException) -> str:
     return f"internal error: {type(exc).__name__}: {exc}"
 
@@ -128,7 +130,7 @@ def _internal(exc: BaseException) -> str:
 def convert_target(config: RunConfig, doc: Document, sha256: str, target: str, source: Path) -> TargetOutcome:
     start = time.perf_counter()
     try:
-        data = write(doc, target, pretty=config.pretty)
+        data = write(doc, target, pretty=config.pretty, **config.options)
     except ConversionError as exc:
         return TargetOutcome(target, "skipped", reason=exc.reason, convert_ms=_ms(start))
     except InteropError as exc:

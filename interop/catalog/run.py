@@ -211,6 +211,7 @@ def migrate(
     jobs: int = 1,
     pretty: bool = True,
     progress: Callable[[FileOutcome, RunSummary], None] | None = None,
+    options: dict[str, Any] | None = None,
 ) -> RunSummary:
     """Import ``files`` into ``catalog`` and write each as every target under ``out_dir``."""
     start = time.perf_counter()
@@ -220,6 +221,7 @@ def migrate(
         data_dir=catalog.data_dir,
         done=load_done(catalog, targets),
         pretty=pretty,
+        options=dict(options or {}),
     )
     summary = RunSummary()
     seen: set[str] = set()

@@ -48,6 +48,12 @@ def default_output(source: Path, target: str) -> Path:
 @click.option("--image", type=click.Path(exists=True, dir_okay=False), help="Picture for PNG output.")
 @click.option("--compact", is_flag=True, help="Write JSON without indentation.")
 @click.option(
+    "--no-embed-picture",
+    "no_embed_picture",
+    is_flag=True,
+    help="ccv3: leave the card picture out (by default it is kept as the main icon's data URL).",
+)
+@click.option(
     "--report",
     "report_path",
     type=click.Path(dir_okay=False),
@@ -67,6 +73,7 @@ def command(
     source_format: str | None,
     image: str | None,
     compact: bool,
+    no_embed_picture: bool,
     report_path: str | None,
     strict: bool,
     details: bool,
@@ -85,7 +92,13 @@ def command(
     doc = read(source, format=source_format, limits=current_limits())
     image_bytes = Path(image).read_bytes() if image else None
     conversion = convert_document(
-        doc, target, image=image_bytes, pretty=not compact, chats=load_chats(chats) if chats else None, seed=seed
+        doc,
+        target,
+        image=image_bytes,
+        pretty=not compact,
+        chats=load_chats(chats) if chats else None,
+        seed=seed,
+        options={"embed_picture": False} if no_embed_picture else None,
     )
     data, report = conversion.data, conversion.report
     out = Path(output) if output else default_output(Path(source), target)

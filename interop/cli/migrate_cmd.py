@@ -115,6 +115,12 @@ def print_summary(summary: RunSummary) -> None:
 @click.option("--jobs", "-j", default=1, show_default=True, type=click.IntRange(1, 64), help="Worker processes.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("--compact", is_flag=True, help="Write JSON outputs without indentation.")
+@click.option(
+    "--no-embed-picture",
+    "no_embed_picture",
+    is_flag=True,
+    help="ccv3: leave card pictures out (by default each is kept as the main icon's data URL). Not with --broker.",
+)
 @click.option("--strict", is_flag=True, help="Exit 1 if any file or conversion failed.")
 @click.option(
     "--broker",
@@ -151,6 +157,7 @@ def command(
     jobs: int,
     as_json: bool,
     compact: bool,
+    no_embed_picture: bool,
     strict: bool,
     broker: str | None,
     batch_size: int,
@@ -182,6 +189,9 @@ def command(
         _report_status(db, status_of, as_json, strict)
         return
     to, out = _check_run_options(sources, to, out, broker, jobs, detach, batch_size, queue, resend_after, resend)
+    if no_embed_picture and broker:
+        raise click.UsageError("--no-embed-picture is for runs without --broker (workers write pictures)")
+    options = {"embed_picture": False} if no_embed_picture else {}
     targets = parse_targets(to)
     out_dir = Path(out).resolve()
     files = list(iter_inputs(sources))
@@ -197,7 +207,7 @@ def command(
             status, summary = _follow(app, catalog, run_id, resend_after)
         else:
             status = None
-            summary = _embedded(catalog, files, targets, out_dir, jobs, compact)
+            summary = _embedded(catalog, files, targets, out_dir, jobs, compact, options)
             ignored = count_ignored(sources)
             summary.files["ignored"] += ignored
             summary.files["seen"] += ignored
@@ -241,7 +251,13 @@ def _refuse_out_inside_a_source(sources: tuple[str, ...], out_dir: Path) -> None
 
 
 def _embedded(
-    catalog: Catalog, files: list[Path], targets: tuple[str, ...], out_dir: Path, jobs: int, compact: bool
+    catalog: Catalog,
+    files: list[Path],
+    targets: tuple[str, ...],
+    out_dir: Path,
+    jobs: int,
+    compact: bool,
+    options: dict[str, Any],
 ) -> RunSummary:
     with click.progressbar(
         length=len(files), label="migrating", file=sys.stderr, show_pos=True, item_show_func=lambda s: s
@@ -255,7 +271,9 @@ def _embedded(
                 f"{summary.files['imported']} imported, {summary.files['failed']} failed, {rate:.0f} files/s",
             )
 
-        return migrate(catalog, files, targets, out_dir, jobs=jobs, pretty=not compact, progress=progress)
+        return migrate(
+            catalog, files, targets, out_dir, jobs=jobs, pretty=not compact, progress=progress, options=options
+        )
 
 
 def _submit(

@@ -165,12 +165,15 @@ def convert(
     file: FileField,
     to: Annotated[str, Query(description="Target format (see /formats).")],
     strict: Annotated[bool, Query(description="422 when any field is approximated or lost.")] = False,
+    embed_picture: Annotated[
+        bool, Query(description="ccv3: keep the card picture as the main icon's data URL (false: leave it out).")
+    ] = True,
 ) -> Response:
     limits = limits_of(request)
     target = _target(to)
     upload = read_upload(file, limits)
     doc = _read(upload, limits)
-    conversion = convert_document(doc, target)
+    conversion = convert_document(doc, target, options={"embed_picture": embed_picture})
     report = conversion.report
     report.source_file = upload.name
     name = output_name(upload.name, target)

@@ -45,7 +45,7 @@ from ...model import Card
 from ...model.versions import spec_of, to_v2, to_v3
 from ...transforms.card_books import card_for
 from ..asset_origin import load_origins, move, origin
-from ..card_image import base_image, main_icon
+from ..card_image import DATA_URL, base_image, main_icon
 from ..card_io import read_card_document
 from ..registry import Format, Probe, ReadContext, WriteContext
 
@@ -57,12 +57,6 @@ ASSET_URI = "__asset:"
 
 # Fallback for detection when the chunk stream cannot be walked at all.
 _CARD_TAG = re.compile(rb"(?:tEXt|zTXt|iTXt)(?i:chara|ccv3)\x00")
-
-
-
-
-
-
 
 
 @dataclass
@@ -96,8 +90,6 @@ def decode_payload(chunk: TextChunk, limits: Limits = DEFAULT_LIMITS) -> dict[st
     if not isinstance(value, dict):
         raise InvalidCardError("card JSON is not an object", location=chunk.location)
     return value
-
-
 
 
 def extract_card(data: bytes, limits: Limits = DEFAULT_LIMITS, *, file: str | None = None) -> Extraction:
@@ -254,25 +246,42 @@ def _b64_json(obj: dict[str, Any]) -> str:
     return binascii.b2a_base64(raw, newline=False).decode("ascii")
 
 
-
-
-
-
-
-
-
-
 def _write(doc: Document, ctx: WriteContext) -> bytes:
     card = card_for(doc, "png")
     picture = next((i for i in (ctx.image, doc.image, main_icon(card, doc.assets)) if i is not None), None)
     image = base_image(doc, ctx, card)
+    if ctx.image is None and doc.image is None:
+        card = _icon_is_the_picture(card, doc.assets)
     card, assets, moved = _moved_back(card, doc.assets, picture, load_origins(doc))
-    skipped = sorted(uri for uri in doc.assets if not uri.startswith(ASSET_URI) and uri not in moved)
+    skipped = sorted(uri for uri in doc.assets if not uri.startswith((ASSET_URI, DATA_URL)) and uri not in moved)
     if skipped:
         doc.warn(f"{len(skipped)} embedded asset(s) cannot be stored in a PNG card and are not written: {skipped[:3]}")
     before = (doc.native.get("png") or {}).get("notes_before_trim") if doc.card is not None else None
     chunks = card_chunks(card, assets, notes_before_trim=before)
     return splice_text_chunks(image, chunks, is_stale_keyword)
+
+
+def _icon_is_the_picture(card: Card, assets: dict[str, bytes]) -> Card:
+    """A main icon carried as a data URL (``png -> ccv3``) became the PNG itself: it is ``ccdefault:`` now.
+
+    The spec's ``ccdefault:`` main icon of a PNG card is the PNG; keeping the data URL too would store
+    the picture twice.
+    """
+    raw = card.dump()
+    descriptors = (raw.get("data") or {}).get("assets")
+    icons = [
+        a
+        for a in (descriptors if isinstance(descriptors, list) else [])
+        if isinstance(a, dict) and a.get("type") == "icon" and isinstance(a.get("uri"), str) and a["uri"] in assets
+    ]
+    icons.sort(key=lambda a: a.get("name") != "main")  # the icon main_icon() chose as the picture
+    if not icons or not icons[0]["uri"].startswith(DATA_URL):
+        return card
+    icons[0]["uri"] = "ccdefault:"
+    icons[0]["ext"] = "png"  # the picture is written as PNG (base_image converts any other type)
+    back = Card.model_validate(raw)
+    back.filled = set(card.filled)
+    return back
 
 
 def _moved_back(
