@@ -47,13 +47,14 @@ from ...transforms.card_books import card_for
 from ..asset_origin import load_origins, move, origin
 from ..card_image import DATA_URL, base_image, main_icon
 from ..card_io import read_card_document
-from ..registry import Format, Probe, ReadContext, WriteContext
+from ..registry import Format, Probe, ReadContext, WriteContext, get_platform
 
 BACKFILL_NOTICE = (
     "This character card is Character Card V3, but it is loaded as a Character Card V2. "
     "Please use a Character Card V3 compatible application to use this character card properly."
 )
 ASSET_URI = "__asset:"
+LEGACY_RISU_KEY = "risuai"  # RisuAI's legacy msgpack chunk (formats/risu/legacy_png.py)
 
 # Fallback for detection when the chunk stream cannot be walked at all.
 _CARD_TAG = re.compile(rb"(?:tEXt|zTXt|iTXt)(?i:chara|ccv3)\x00")
@@ -202,7 +203,55 @@ def _read(data: bytes, ctx: ReadContext) -> Document:
         "used": _chunk_label(found.used),
         "notes_before_trim": found.notes_before_trim,
     }
+    _read_legacy_risu(doc, found, ctx)
     return doc
+
+
+def _read_legacy_risu(doc: Document, found: Extraction, ctx: ReadContext) -> None:
+    """RisuAI's legacy ``risuai`` chunk (msgpack of its own character, emotion images included).
+
+    Read as RisuAI read it (only beside a V1 ``chara``): the card becomes the Risu character as a V3
+    card whose emotion images are ``__asset:N`` assets (the risu platform's ``legacy_png_character``
+    service), and the picture loses the chunk, now carried by the card and its asset chunks.
+    """
+    legacy = [t for t in found.scan.texts if t.keyword.lower() == LEGACY_RISU_KEY]
+    if not legacy or doc.card is None:
+        return
+    chunk = legacy[0]
+    if found.card_json.get("spec") is not None:
+        doc.warn(
+            f"{chunk.location}: RisuAI's legacy chunk is not read: RisuAI reads the {found.used.keyword} card instead"
+        )
+        return
+    service = _risu_service()
+    if service is None:
+        doc.warn(f"{chunk.location}: RisuAI's legacy chunk is kept unread (no risu platform registered)")
+        return
+    numbers = [int(uri[len(ASSET_URI) :]) for uri in doc.assets if uri[len(ASSET_URI) :].isdigit()]
+    try:
+        legacy_card = service(
+            chunk.payload(), ctx.limits, first_index=max(numbers, default=-1) + 1, location=chunk.location
+        )
+    except InteropError as exc:
+        doc.warn(f"{chunk.location}: RisuAI's legacy chunk is unreadable ({exc.reason}); kept as it is")
+        return
+    doc.card = legacy_card.card
+    doc.assets.update(legacy_card.assets)
+    for note in legacy_card.notes:
+        doc.warn(note)
+    doc.native.setdefault("png", {})["legacy_risuai"] = {
+        "chunk": _chunk_label(chunk),
+        "assets": len(legacy_card.assets),
+    }
+    if doc.image is not None:
+        doc.image = splice_text_chunks(doc.image, [], lambda keyword: keyword.lower() == LEGACY_RISU_KEY)
+
+
+def _risu_service() -> Any:
+    try:
+        return get_platform("risu").service("legacy_png_character")
+    except KeyError:
+        return None
 
 
 def _chunk_label(chunk: TextChunk) -> str:
