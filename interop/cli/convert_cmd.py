@@ -51,7 +51,7 @@ def default_output(source: Path, target: str) -> Path:
     "--no-embed-picture",
     "no_embed_picture",
     is_flag=True,
-    help="ccv3: leave the card picture out (by default it is kept as the main icon's data URL).",
+    help="ccv3: leave the card picture and PNG asset images out (by default: data URLs in assets).",
 )
 @click.option(
     "--report",

@@ -119,7 +119,7 @@ def print_summary(summary: RunSummary) -> None:
     "--no-embed-picture",
     "no_embed_picture",
     is_flag=True,
-    help="ccv3: leave card pictures out (by default each is kept as the main icon's data URL). Not with --broker.",
+    help="ccv3: leave card pictures and PNG asset images out (by default: data URLs in assets). Not with --broker.",
 )
 @click.option("--strict", is_flag=True, help="Exit 1 if any file or conversion failed.")
 @click.option(

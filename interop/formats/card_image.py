@@ -6,6 +6,7 @@ from __future__ import annotations
 import binascii
 import hashlib
 import io
+import mimetypes
 import warnings
 from typing import Any
 
@@ -18,6 +19,7 @@ from .registry import WriteContext
 
 DEFAULT_AVATAR_SIZE = (400, 600)
 DATA_URL = "data:"
+_MIMETYPES = mimetypes.MimeTypes()  # Python's own table only: the same answer on every machine
 _MIME = {"png": "image/png", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp", "avif": "image/avif"}
 
 
@@ -36,9 +38,11 @@ def sniff_image(data: bytes) -> str | None:
     return None
 
 
-def data_url(blob: bytes) -> str:
-    """``blob`` as a base64 data URL (CCv3 allows them in ``assets[].uri``), typed by its first bytes."""
-    mime = _MIME.get(sniff_image(blob) or "", "application/octet-stream")
+def data_url(blob: bytes, ext: object = None) -> str:
+    """``blob`` as a base64 data URL (CCv3 allows them in ``assets[].uri``), typed by its first bytes
+    (a picture) or else by the asset's ``ext`` (``wav`` -> ``audio/x-wav``)."""
+    guessed = _MIMETYPES.guess_type(f"asset.{ext}")[0] if isinstance(ext, str) and ext else None
+    mime = _MIME.get(sniff_image(blob) or "") or guessed or "application/octet-stream"
     return f"{DATA_URL}{mime};base64," + binascii.b2a_base64(blob, newline=False).decode("ascii")
 
 
@@ -48,7 +52,7 @@ def data_url_bytes(uri: str) -> bytes:
     if not head.startswith(DATA_URL) or not comma or not head.endswith(";base64"):
         raise CorruptInputError("not a base64 data URL", location="data URL")
     try:
-        return binascii.a2b_base64(payload)
+        return binascii.a2b_base64("".join(payload.split()), strict_mode=True)  # line breaks allowed
     except binascii.Error as exc:
         raise CorruptInputError(f"data URL is not valid base64 ({exc})", location="data URL") from None
 

@@ -166,7 +166,8 @@ def convert(
     to: Annotated[str, Query(description="Target format (see /formats).")],
     strict: Annotated[bool, Query(description="422 when any field is approximated or lost.")] = False,
     embed_picture: Annotated[
-        bool, Query(description="ccv3: keep the card picture as the main icon's data URL (false: leave it out).")
+        bool,
+        Query(description="ccv3: keep the card picture and PNG asset images as data URLs (false: leave them out)."),
     ] = True,
 ) -> Response:
     limits = limits_of(request)

@@ -115,3 +115,14 @@ def test_shared_png_cards_keep_their_picture(path: Path) -> None:
     legacy = ("tEXt", b"risuai\0")  # RisuAI's legacy chunk: carried as assets, not inside the icon (item 1)
     source = [c for c in _image_part(path.read_bytes()) if (c[0], c[1][:7]) != legacy]
     assert [c for c in _image_part(_data_url_png(icon["uri"])) if (c[0], c[1][:7]) != legacy] == source
+
+
+def test_a_broken_data_url_is_named_and_kept() -> None:
+    card = {
+        "spec": "chara_card_v3",
+        "spec_version": "3.0",
+        "data": {"name": "B", "assets": [{"type": "icon", "uri": "data:image/png;base64,@@@=", "name": "main"}]},
+    }
+    doc = read_bytes(json.dumps(card).encode(), filename="b.json")
+    assert not doc.assets and any("data.assets[0]" in w and "base64" in w for w in doc.warnings)
+    assert json.loads(write(doc, "ccv3"))["data"]["assets"] == card["data"]["assets"]

@@ -125,14 +125,27 @@ def test_png_writes_asset_chunks_and_drops_the_legacy_chunk() -> None:
     assert_identity("png", out, filename="mira.png")
 
 
-def test_ccv3_json_names_the_emotion_images_it_cannot_hold() -> None:
+def test_ccv3_json_carries_the_emotion_images_as_data_urls_and_png_takes_them_back() -> None:
+    """RisuAI's V3 import reads ``data:`` asset URIs (importCharacterCardSpec: ``uri.startsWith('data:')``)."""
     doc = read_bytes(_legacy_png(), filename="mira.png")
     out = write(doc, "ccv3")
-    report = fidelity_report(doc, "ccv3", out)
-    lost = {i.path for i in report.by_fate("lost")}
+    assert not fidelity_report(doc, "ccv3", out).by_fate("lost")
+    assets = json.loads(out)["data"]["assets"]
+    emotions = {a["name"]: base64.b64decode(a["uri"].partition(",")[2]) for a in assets if a["type"] == "emotion"}
+    assert emotions == {"joy": SMILE, "sadness": TEARS}
+    icon = next(a for a in assets if a["type"] == "icon")
+    assert b"risuai" not in base64.b64decode(icon["uri"].partition(",")[2])  # the picture without the chunk
+    # Back to PNG: asset chunks again, under the numbers they had.
+    back = read_bytes(write(read_bytes(out, filename="mira.json"), "png"), filename="mira.png")
+    assert {a.uri: back.assets[a.uri] for a in back.card.data.assets or [] if a.type == "emotion"} == {  # type: ignore[union-attr]
+        a.uri: doc.assets[a.uri]
+        for a in doc.card.data.assets or []
+        if a.type == "emotion"  # type: ignore[union-attr]
+    }
+    # Left out on request: then the report names each image.
+    small = write(doc, "ccv3", embed_picture=False)
+    lost = {i.path for i in fidelity_report(doc, "ccv3", small).by_fate("lost")}
     assert {f'asset["{a.uri}"]' for a in doc.card.data.assets or []} <= lost  # type: ignore[union-attr]
-    icon = next(a for a in json.loads(out)["data"]["assets"] if a["type"] == "icon")
-    assert b"risuai" not in base64.b64decode(icon["uri"].partition(",")[2])
 
 
 def test_beside_a_v2_card_the_chunk_is_not_read() -> None:

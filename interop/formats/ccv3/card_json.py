@@ -1,8 +1,9 @@
 """Character card JSON: CCv3 (``chara_card_v3``), CCv2 (``chara_card_v2``) and V1 (TavernAI).
 
 A card read from a PNG keeps its picture in CCv3 JSON: the main icon asset gets it as a base64 data
-URL (the spec allows them in ``assets[].uri``), so ``png -> ccv3 -> png`` gives the same image back.
-``WriteContext.options["embed_picture"] = False`` (CLI ``--no-embed-picture``) leaves it out.
+URL (the spec allows them in ``assets[].uri``), so ``png -> ccv3 -> png`` gives the same image back;
+its asset chunks (RisuAI emotion images) become data URLs too.
+``WriteContext.options["embed_picture"] = False`` (CLI ``--no-embed-picture``) leaves them out.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ EMBED_PICTURE = "embed_picture"
 """Write option: keep the card picture in CCv3 JSON as a data URL (default True)."""
 MAIN_ICON = {"type": "icon", "name": "main"}
 CCDEFAULT = "ccdefault:"
+ASSET_CHUNK = "__asset:"  # a PNG chara-ext-asset_:N chunk, which JSON cannot reference
 
 
 def _writer(version: str):
@@ -57,26 +59,49 @@ def _writer(version: str):
 
 
 def with_picture(card: Card, doc: Document, ctx: WriteContext) -> Card:
-    """The card with its picture (``--image``, else the PNG it was read from) as the main icon's data URL.
+    """The card with its binary data inline: the picture and PNG asset chunks as data URLs.
 
-    A main icon that is ``ccdefault:`` or has no URI receives it (in a PNG, ``ccdefault:`` is that
-    picture); a main icon pointing elsewhere is the card's own choice and stays.
+    Asset chunks (``__asset:N``, e.g. RisuAI emotion images) cannot be referenced from a JSON file,
+    so their descriptors get the bytes as data URLs (the PNG writer puts them back into chunks).
+    The picture (``--image``, else the PNG the card was read from) becomes the main icon: one that
+    is ``ccdefault:`` or has no URI receives it (in a PNG, ``ccdefault:`` is that picture); a main
+    icon pointing elsewhere is the card's own choice and stays. ``embed_picture=False``: neither.
     """
-    picture = ctx.image if ctx.image is not None else doc.image
-    if picture is None or ctx.options.get(EMBED_PICTURE, True) is False:
+    if ctx.options.get(EMBED_PICTURE, True) is False:
         return card
     raw = card.dump()
     data = raw.setdefault("data", {})
     assets = data.get("assets", [])
     if not isinstance(assets, list):
-        doc.warn("data.assets is not a list; the card picture is not embedded")
         return card
+    inlined = _inline_asset_chunks(assets, doc)
+    if not (_picture_as_icon(card, data, assets, doc, ctx) or inlined):
+        return card
+    out = Card.model_validate(raw)
+    out.filled = set(card.filled)
+    return out
+
+
+def _inline_asset_chunks(assets: list[Any], doc: Document) -> bool:
+    inlined = False
+    for asset in assets:
+        uri = asset.get("uri") if isinstance(asset, dict) else None
+        if isinstance(uri, str) and uri.startswith(ASSET_CHUNK) and uri in doc.assets:
+            asset["uri"] = data_url(doc.assets[uri], asset.get("ext"))
+            inlined = True
+    return inlined
+
+
+def _picture_as_icon(card: Card, data: dict[str, Any], assets: list[Any], doc: Document, ctx: WriteContext) -> bool:
+    picture = ctx.image if ctx.image is not None else doc.image
+    if picture is None:
+        return False
     mains = [a for a in assets if isinstance(a, dict) and all(a.get(k) == v for k, v in MAIN_ICON.items())]
     if any(not _stands_for_the_picture(a.get("uri"), doc) for a in mains):
-        return card
+        return False
     plain = plain_picture(doc, picture)
     if ctx.image is None and is_default_avatar(plain, as_displayed(card).data.name):
-        return card  # the PNG writer's stand-in for a card without a picture (ccv3 -> png -> ccv3)
+        return False  # the PNG writer's stand-in for a card without a picture (ccv3 -> png -> ccv3)
     ext = sniff_image(plain) or "png"
     if mains:
         if mains[0].get("uri") not in (None, "", CCDEFAULT):
@@ -84,9 +109,7 @@ def with_picture(card: Card, doc: Document, ctx: WriteContext) -> Card:
         mains[0].update(uri=data_url(plain), ext=ext)
     else:
         data["assets"] = [*assets, {"type": "icon", "uri": data_url(plain), "name": "main", "ext": ext}]
-    out = Card.model_validate(raw)
-    out.filled = set(card.filled)
-    return out
+    return True
 
 
 def _stands_for_the_picture(uri: object, doc: Document) -> bool:

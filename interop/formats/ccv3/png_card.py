@@ -302,6 +302,8 @@ def _write(doc: Document, ctx: WriteContext) -> bytes:
     if ctx.image is None and doc.image is None:
         card = _icon_is_the_picture(card, doc.assets)
     card, assets, moved = _moved_back(card, doc.assets, picture, load_origins(doc))
+    card, chunked = _data_urls_to_chunks(card, doc.assets, assets)
+    moved |= chunked
     skipped = sorted(uri for uri in doc.assets if not uri.startswith((ASSET_URI, DATA_URL)) and uri not in moved)
     if skipped:
         doc.warn(f"{len(skipped)} embedded asset(s) cannot be stored in a PNG card and are not written: {skipped[:3]}")
@@ -331,6 +333,34 @@ def _icon_is_the_picture(card: Card, assets: dict[str, bytes]) -> Card:
     back = Card.model_validate(raw)
     back.filled = set(card.filled)
     return back
+
+
+def _data_urls_to_chunks(card: Card, blobs: dict[str, bytes], chunks: dict[str, bytes]) -> tuple[Card, set[str]]:
+    """Data-URL assets (``png -> ccv3`` inlined the PNG's asset chunks) go back into ``__asset:N`` chunks.
+
+    Adds their bytes to ``chunks`` under the next free numbers; returns the card and the URIs that moved.
+    """
+    raw = card.dump()
+    descriptors = (raw.get("data") or {}).get("assets")
+    moved: set[str] = set()
+    taken = {uri for uri in (*blobs, *chunks) if uri.startswith(ASSET_URI)}
+    number = 0
+    for asset in descriptors if isinstance(descriptors, list) else []:
+        uri = asset.get("uri") if isinstance(asset, dict) else None
+        if not isinstance(uri, str) or not uri.startswith(DATA_URL) or uri not in blobs:
+            continue
+        while f"{ASSET_URI}{number}" in taken:
+            number += 1
+        target = f"{ASSET_URI}{number}"
+        taken.add(target)
+        chunks[target] = blobs[uri]
+        asset["uri"] = target
+        moved.add(uri)
+    if not moved:
+        return card, moved
+    back = Card.model_validate(raw)
+    back.filled = set(card.filled)
+    return back, moved
 
 
 def _moved_back(
