@@ -8,8 +8,11 @@ from pathlib import Path
 
 from .document import Document, Kind
 from .errors import FormatError, InteropError, LimitExceededError, UnknownFormatError
+from .findings import Journal, recording
 from .formats.registry import Format, Probe, ReadContext, WriteContext, all_formats, check_size, get_format
+from .io import read_limited
 from .limits import DEFAULT_LIMITS, Limits
+from .model.entry_limit import reading
 
 
 @dataclass(frozen=True)
@@ -93,7 +96,8 @@ def read_probe(probe: Probe, *, format: str | None = None) -> Document:
         raise FormatError(f"format {fmt.name!r} cannot be read", file=filename)
     ctx = ReadContext(filename=filename, limits=limits, probe=probe)
     try:
-        doc = fmt.read(data, ctx)
+        with reading(limits):  # Limits.max_entries for every lorebook the reader builds
+            doc = fmt.read(data, ctx)
     except InteropError as exc:
         raise exc.with_file(filename) from exc.__cause__
     except RecursionError:
@@ -113,16 +117,7 @@ def read(
     if isinstance(source, bytes):
         return read_bytes(source, filename=filename, format=format, limits=limits)
     path = Path(source)
-    try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise InteropError(exc.strerror or "cannot read file", file=str(path)) from None
-    if size > limits.max_file_bytes:
-        raise LimitExceededError(f"file of {size} bytes exceeds the limit of {limits.max_file_bytes}", file=str(path))
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InteropError(exc.strerror or "cannot read file", file=str(path)) from None
+    data = read_limited(path, limits.max_file_bytes)  # regular files only, bounded by the limit
     return read_bytes(data, filename=filename or str(path), format=format, limits=limits)
 
 
@@ -142,3 +137,20 @@ def write(doc: Document, format: str, *, image: bytes | None = None, pretty: boo
     fmt = writable_format(format)
     ctx = WriteContext(image=image, pretty=pretty, options=dict(options))
     return fmt.write(doc, ctx)
+
+
+@dataclass(frozen=True)
+class Written:
+    """A writer's output and what it recorded while writing it (``interop.findings``)."""
+
+    data: bytes
+    journal: Journal
+
+
+def write_with_journal(
+    doc: Document, format: str, *, image: bytes | None = None, pretty: bool = True, **options: object
+) -> Written:
+    """``write`` and the journal of what the writer and its transforms translated, added or could not express."""
+    with recording() as journal:
+        data = write(doc, format, image=image, pretty=pretty, **options)
+    return Written(data, journal)

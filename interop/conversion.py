@@ -7,20 +7,28 @@ fidelity report imports the writers.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
-from .api import write
+from .api import write_with_journal
 from .document import Document
 from .fidelity import FidelityReport, fidelity_report
+from .findings import Journal
 from .formats.registry import get_format
+from .memo import document_scope, in_scope
 
 
 @dataclass(frozen=True)
 class Conversion:
     data: bytes
     report: FidelityReport
+
+    @property
+    def journal(self) -> Journal | None:
+        """What the writer recorded while writing ``data`` (also folded into ``report``)."""
+        return self.report.journal
 
 
 def convert_document(
@@ -35,10 +43,15 @@ def convert_document(
 ) -> Conversion:
     """Write ``doc`` as ``target`` and report the fate of every source field (read back, compared).
 
-    ``options`` are writer options (``WriteContext.options``, e.g. ``embed_picture``)."""
-    data = write(doc, target, image=image, pretty=pretty, **dict(options or {}))
-    report = fidelity_report(doc, target, data, chats=chats, seed=seed)
-    return Conversion(data, report)
+    The writer's journal (``interop.findings``) goes to the report with the bytes; one
+    ``document_scope`` spans both, so what the writer derived from the source (its SillyTavern
+    world view, ...) is not derived again by the report's app checks. ``options`` are writer
+    options (``WriteContext.options``, e.g. ``embed_picture``).
+    """
+    with nullcontext() if in_scope() else document_scope():
+        written = write_with_journal(doc, target, image=image, pretty=pretty, **dict(options or {}))
+        report = fidelity_report(doc, target, written.data, chats=chats, seed=seed, journal=written.journal)
+    return Conversion(written.data, report)
 
 
 def output_name(source_name: str, target: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import PurePath
 
+from . import findings
 from .document import Document
 from .errors import ConversionError
 from .formats.registry import get_format, get_platform
@@ -35,6 +36,13 @@ def as_card(doc: Document) -> Card:
     if book is None:
         raise ConversionError("document holds neither a card nor a lorebook", file=doc.source)
     name = book.name if isinstance(book.name, str) and book.name else _stem(doc.source) or "Lorebook"
+    findings.record(
+        "added",
+        ("card",),
+        f"the standalone lorebook was wrapped in a new card named {name!r}, every other card field empty: "
+        "a card format holds a lorebook only inside a character",
+        by="convert.as_card",
+    )
     notes = book.description if isinstance(book.description, str) else ""
     # Every V3-required field, empty but for the name and notes the lorebook gives.
     fields = {**required_defaults(), "name": name, "creator_notes": notes, "character_book": book}

@@ -1,14 +1,80 @@
-"""Safe file output: atomic replace, never onto an input file."""
+"""Safe file input and output: bounded reads of regular files only; atomic replace, never onto an input file."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from .errors import OutputError
+from .errors import InteropError, LimitExceededError, OutputError, UnsafeInputError
+
+_BLOCK = 1 << 20
+_KINDS = (
+    (stat.S_ISDIR, "directory"),
+    (stat.S_ISCHR, "character device"),
+    (stat.S_ISBLK, "block device"),
+    (stat.S_ISFIFO, "FIFO"),
+    (stat.S_ISSOCK, "socket"),
+)
+
+
+def file_kind(mode: int) -> str:
+    """``regular file``, ``directory``, ``character device``, ``FIFO``, ... for an ``st_mode``."""
+    if stat.S_ISREG(mode):
+        return "regular file"
+    return next((name for test, name in _KINDS if test(mode)), "special file")
+
+
+def special_kind(path: str | os.PathLike[str]) -> str | None:
+    """What ``path`` is (links followed) when it is not a regular file; None for a regular file or no file."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    return None if stat.S_ISREG(mode) else file_kind(mode)
+
+
+def read_limited(path: str | os.PathLike[str], limit: int) -> bytes:
+    """The bytes of the regular file ``path``, refusing anything past ``limit`` bytes.
+
+    Devices (``/dev/zero``), FIFOs and sockets are refused before a byte is read
+    (UnsafeInputError): they never end, or block forever. The open is
+    non-blocking so a FIFO without a writer cannot hang it. The size is bounded by
+    counting what is read, not by ``stat().st_size``, which a growing file or a
+    special file does not tell truthfully.
+    """
+    name = os.fspath(path)
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(name, flags)
+    except OSError as exc:
+        raise InteropError(exc.strerror or "cannot read file", file=str(name)) from None
+    with os.fdopen(fd, "rb", buffering=0) as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UnsafeInputError(f"not a regular file ({file_kind(info.st_mode)})", file=str(name))
+        if info.st_size > limit:
+            raise LimitExceededError(f"file of {info.st_size} bytes exceeds the limit of {limit}", file=str(name))
+        os.set_blocking(fd, True)
+        parts: list[bytes] = []
+        total = 0
+        want = max(info.st_size + 1, 65536)  # usually one read, and a second that proves the end
+        try:
+            while total <= limit:
+                block = handle.read(min(want, limit + 1 - total))
+                if not block:
+                    break
+                parts.append(block)
+                total += len(block)
+                want = _BLOCK
+        except OSError as exc:
+            raise InteropError(exc.strerror or "cannot read file", file=str(name)) from None
+    if total > limit:
+        raise LimitExceededError(f"file has more than {limit} bytes (the limit)", file=str(name))
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -28,7 +94,11 @@ def write_atomic(
     """Write ``data`` to ``path`` through a temporary file and ``os.replace``.
 
     A reader (or a crash) never sees a half-written file; refusing to write onto
-    any of ``inputs`` means a conversion can never destroy its own source.
+    any of ``inputs`` means a conversion can never destroy its own source. Any
+    OSError (read-only directory, full disk, ``ulimit -f``) becomes OutputError
+    ("output could not be written safely", CLI exit 3) and leaves no temporary
+    file. The file gets the mode a plain ``open()`` would give it (0666 less the
+    umask), not mkstemp's private 0600.
     ``fsync=False`` skips the per-file flush to disk for bulk runs that sync
     once at the end and re-verify outputs when resumed (the catalog's migrate).
     """
@@ -36,17 +106,51 @@ def write_atomic(
     # Only an existing file can be one of the inputs; samefile also catches links.
     if target.exists() and any(_same_file(target, Path(source)) for source in inputs):
         raise OutputError("refusing to overwrite an input file", file=str(target))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise _output_error(exc, target) from None
     try:
         with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), 0o666 & ~current_umask())
             handle.write(data)
+            handle.flush()  # a full disk must fail here, inside the try, not at an implicit close
             if fsync:
-                handle.flush()
                 os.fsync(handle.fileno())
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise _output_error(exc, target) from None
         raise
     return target
+
+
+def _output_error(exc: OSError, target: Path) -> OutputError:
+    return OutputError(f"output could not be written safely: {exc.strerror or exc}", file=str(target))
+
+
+_UMASK: list[int] = []
+
+
+def current_umask() -> int:
+    """The process umask, read once per process (a bulk run writes thousands of files).
+
+    Linux shows it in /proc/self/status; elsewhere it is read by setting and
+    restoring it, which a thread creating a file at that instant could observe.
+    """
+    if not _UMASK:
+        _UMASK.append(_read_umask())
+    return _UMASK[0]
+
+
+def _read_umask() -> int:
+    with contextlib.suppress(OSError, ValueError), open("/proc/self/status", "rb") as status:
+        for line in status:
+            if line.startswith(b"Umask:"):
+                return int(line[6:].strip(), 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

@@ -3,16 +3,27 @@
 from __future__ import annotations
 
 import json
+import math
+import re
 from itertools import chain
 from typing import Any
 
-from .errors import CorruptInputError, LimitExceededError
-from .limits import DEFAULT_LIMITS, Limits
+from .errors import ConversionError, CorruptInputError, LimitExceededError
+from .limits import DEFAULT_LIMITS, Limits, int_digits_limit
 
 try:
     import orjson as _orjson
 except ImportError:  # optional speed-up: json alone writes the same bytes
     _orjson = None  # type: ignore[assignment]
+
+
+_NON_FINITE = (b"NaN", b"Infinity")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _refuse_constant(token: str) -> Any:
+    # JSON.parse (every app) rejects these bare tokens; Python alone accepts them.
+    raise CorruptInputError(f"{token} is not valid JSON (JavaScript's JSON.parse refuses it)")
 
 
 def _depth_within(value: Any, limit: int) -> bool:
@@ -55,7 +66,12 @@ def load_json(
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     try:
-        value = json.loads(raw)
+        if any(token in raw for token in _NON_FINITE):  # rare: keep json.loads' fast path otherwise
+            value = json.loads(raw, parse_constant=_refuse_constant)
+        else:
+            value = json.loads(raw)
+    except CorruptInputError as exc:
+        raise CorruptInputError(exc.reason, file=file, location=location) from None
     except UnicodeDecodeError as exc:
         raise CorruptInputError(f"text is not valid UTF-8 ({exc.reason})", file=file, location=location) from None
     except json.JSONDecodeError as exc:
@@ -64,6 +80,11 @@ def load_json(
         ) from None
     except RecursionError:
         raise LimitExceededError("JSON nesting too deep", file=file, location=location) from None
+    except ValueError:
+        # int() refuses decimal text past the interpreter's digit limit (CVE-2020-10735 guard)
+        raise LimitExceededError(
+            f"JSON integer with more than {int_digits_limit()} digits", file=file, location=location
+        ) from None
     # The C parser is guarded by the interpreter's recursion limit; our own limit is
     # checked on the result, and only when there are enough brackets to exceed it.
     limit = limits.max_json_depth
@@ -109,17 +130,58 @@ def _pretty_fast(obj: Any) -> bytes | None:
     return out
 
 
+def escape_lone_surrogates(text: str) -> str:
+    """``\\uXXXX`` for each lone surrogate in JSON text, as JavaScript's (well-formed) JSON.stringify writes them.
+
+    Surrogates only occur inside string literals of text written by ``json.dumps``,
+    so the escape is exact: the file reads back to the same string, in Python and
+    in the apps, and everything else (CJK, emoji) stays unescaped.
+    """
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def encode_json_text(text: str) -> bytes:
+    """UTF-8 of JSON text; lone surrogates (half an emoji, from broken exporters) written escaped."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return escape_lone_surrogates(text).encode("utf-8")
+
+
+def finite(value: Any) -> Any:
+    """``value`` with NaN and +-Infinity replaced by None, as JSON.stringify writes them (``null``)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite(v) for v in value]
+    return value
+
+
+def dumps_text(obj: Any, **options: Any) -> str:
+    """``json.dumps`` that never writes bare NaN/Infinity (null instead, as the apps' JSON.stringify does)
+    and raises ConversionError for what JSON cannot hold (integers past the digit limit)."""
+    try:
+        return json.dumps(obj, allow_nan=False, **options)
+    except ValueError:
+        pass
+    try:
+        return json.dumps(finite(obj), allow_nan=False, **options)
+    except ValueError:
+        raise ConversionError(f"an integer with more than {int_digits_limit()} digits cannot be written") from None
+
+
 def dump_json(obj: Any, *, pretty: bool = True) -> bytes:
-    """Serialize to UTF-8 JSON. Non-ASCII is written as is (cards are full of CJK and emoji)."""
+    """Serialize to UTF-8 JSON. Non-ASCII is written as is (cards are full of CJK and emoji).
+
+    NaN and Infinity (from ``1e400`` or YAML ``.nan``) are written ``null``, as
+    JSON.stringify does; lone surrogates are written ``\\uXXXX``.
+    """
     if pretty:
         fast = _pretty_fast(obj)
         if fast is not None:
             return fast + b"\n"
     indent, separators, tail = (2, None, b"\n") if pretty else (None, (",", ":"), b"")
-    text = json.dumps(obj, ensure_ascii=False, indent=indent, separators=separators)
-    try:
-        return text.encode("utf-8") + tail
-    except UnicodeEncodeError:
-        # A lone surrogate (half an emoji, written by some broken exporters) has no UTF-8
-        # form; \uXXXX escapes keep it exactly, so the file reads back the same.
-        return json.dumps(obj, ensure_ascii=True, indent=indent, separators=separators).encode("ascii") + tail
+    text = dumps_text(obj, ensure_ascii=False, indent=indent, separators=separators)
+    return encode_json_text(text) + tail

@@ -32,6 +32,11 @@ def document_scope() -> Iterator[None]:
         _SCOPE.reset(token)
 
 
+def in_scope() -> bool:
+    """Whether a ``document_scope`` is open (a caller that would open one can join it instead)."""
+    return _SCOPE.get() is not None
+
+
 def memoized(kind: str, obj: Any, args: tuple[Hashable, ...], compute: Callable[[], T]) -> T:
     """``compute()``, or its value from earlier in the scope for the same ``obj`` (identity) and ``args``."""
     scope = _SCOPE.get()

@@ -16,6 +16,7 @@ line and column when YAML gives one.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import yaml
@@ -23,7 +24,7 @@ from yaml.composer import ComposerError
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .errors import CorruptInputError, InteropError, LimitExceededError
-from .limits import DEFAULT_LIMITS, Limits
+from .limits import DEFAULT_LIMITS, Limits, int_digits_limit
 
 
 class _Refused(Exception):
@@ -89,10 +90,18 @@ def _where(mark: Any) -> str | None:
     return f"line {mark.line + 1} column {mark.column + 1}" if mark is not None else None
 
 
+# The most bits an integer of at most 4,300 decimal digits can have: past it Python
+# refuses int -> str (CVE-2020-10735 guard), so the value could never be written.
+_MAX_INT_BITS = int(int_digits_limit() * math.log2(10))
+
+
 def _check_keys(value: Any, file: str | None) -> None:
+    """Mapping keys are strings; integers (hex ``0x...`` is read without a digit limit) are writable."""
     stack = [value]
     while stack:
         item = stack.pop()
+        if item.__class__ is int and item.bit_length() > _MAX_INT_BITS:
+            raise LimitExceededError(f"YAML integer with more than {int_digits_limit()} digits", file=file)
         if isinstance(item, dict):
             for key, child in item.items():
                 if not isinstance(key, str):
@@ -129,7 +138,11 @@ def load_yaml(data: bytes, *, file: str | None = None, limits: Limits = DEFAULT_
         raise CorruptInputError(f"invalid YAML: {exc}", file=file) from None
     except InteropError:
         raise
-    except (RecursionError, TypeError, ValueError, OverflowError) as exc:
+    except ValueError as exc:
+        if "integer string conversion" in str(exc):  # int() past the digit limit
+            raise LimitExceededError(f"YAML integer with more than {int_digits_limit()} digits", file=file) from None
+        raise CorruptInputError(f"unreadable YAML value (ValueError: {exc})", file=file) from None
+    except (RecursionError, TypeError, OverflowError) as exc:
         # e.g. an unhashable complex key (``? [a]``); ValueError covers int("0x...") oddities
         raise CorruptInputError(f"unreadable YAML value ({type(exc).__name__}: {exc})", file=file) from None
     finally:

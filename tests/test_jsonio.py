@@ -75,12 +75,22 @@ _any_json = st.recursive(
 )
 
 
+def _js_finite(value: object) -> object:
+    """NaN/Infinity as JSON.stringify writes them: null (issue 23: bare NaN is invalid JSON for every app)."""
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return None
+    if isinstance(value, dict):
+        return {k: _js_finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_js_finite(v) for v in value]
+    return value
+
+
 def _stdlib_pretty(value: object) -> bytes:
-    """What dump_json wrote before orjson: the stdlib's indent=2 form, \\u escapes only when UTF-8 cannot hold it."""
-    try:
-        return json.dumps(value, ensure_ascii=False, indent=2).encode("utf-8") + b"\n"
-    except UnicodeEncodeError:
-        return json.dumps(value, ensure_ascii=True, indent=2).encode("ascii") + b"\n"
+    """The stdlib's indent=2 form, non-finite floats as null, and only lone surrogates \\u-escaped
+    (ES2019 well-formed JSON.stringify writes them so; UTF-8 cannot hold them)."""
+    text = json.dumps(_js_finite(value), ensure_ascii=False, indent=2)
+    return "".join(f"\\u{ord(c):04x}" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text).encode("utf-8") + b"\n"
 
 
 @settings(max_examples=400, deadline=None)

@@ -9,7 +9,6 @@ same bytes to the same deterministic names when started again.
 
 from __future__ import annotations
 
-import json
 import re
 import time
 import unicodedata
@@ -17,12 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..api import read_bytes, write
+from ..api import read_bytes, write_with_journal
 from ..document import Document
 from ..errors import ConversionError, InteropError
 from ..fidelity import fidelity_report
+from ..findings import Journal
 from ..formats.registry import get_format
-from ..io import write_atomic
+from ..io import read_limited, write_atomic
+from ..limits import DEFAULT_LIMITS, Limits
 from ..memo import document_scope
 from .records import ItemRecord, blobs_of, item_record, sha256_hex
 
@@ -61,6 +62,8 @@ class FileOutcome:
     targets: list[TargetOutcome] = field(default_factory=list)
     read_ms: float = 0.0
     write_ms: float = 0.0
+    recorded_before: bool = False
+    """Set by the recorder: the catalog already held this content as imported when the file was recorded."""
 
 
 @dataclass
@@ -71,6 +74,7 @@ class RunConfig:
     done: dict[str, dict[str, tuple[str, str] | None]] = field(default_factory=dict)
     """sha256 -> {target: (output path, output sha256), or None if skipped} already recorded as finished."""
     pretty: bool = True
+    limits: Limits = DEFAULT_LIMITS
     options: dict[str, Any] = field(default_factory=dict)
     """Writer options (``WriteContext.options``), e.g. ``embed_picture``."""
 
@@ -130,7 +134,7 @@ def _internal(exc: BaseException) -> str:
 def convert_target(config: RunConfig, doc: Document, sha256: str, target: str, source: Path) -> TargetOutcome:
     start = time.perf_counter()
     try:
-        data = write(doc, target, pretty=config.pretty, **config.options)
+        written = write_with_journal(doc, target, pretty=config.pretty, **config.options)
     except ConversionError as exc:
         return TargetOutcome(target, "skipped", reason=exc.reason, convert_ms=_ms(start))
     except InteropError as exc:
@@ -138,7 +142,11 @@ def convert_target(config: RunConfig, doc: Document, sha256: str, target: str, s
     except Exception as exc:  # an adapter bug must not stop a run over thousands of files
         return TargetOutcome(target, "failed", reason=_internal(exc), convert_ms=_ms(start))
     outcome = TargetOutcome(target, "done", convert_ms=_ms(start))
-    _add_report(outcome, doc, target, data)
+    data = written.data
+    output_sha256 = sha256_hex(data)
+    # The input file again, byte for byte: reading it back gives the source document.
+    read = doc if output_sha256 == sha256 and target == doc.format else None
+    _add_report(outcome, doc, target, data, written.journal, read)
     start = time.perf_counter()
     path = output_path(config, doc, sha256, target)
     try:
@@ -147,18 +155,22 @@ def convert_target(config: RunConfig, doc: Document, sha256: str, target: str, s
         return TargetOutcome(target, "failed", reason=f"cannot write output: {exc}", convert_ms=outcome.convert_ms)
     outcome.write_ms = _ms(start)
     outcome.output_path = str(path)
-    outcome.output_sha256 = sha256_hex(data)
+    outcome.output_sha256 = output_sha256
     return outcome
 
 
-def _add_report(outcome: TargetOutcome, doc: Document, target: str, data: bytes) -> None:
-    """The fidelity report's counts and JSON on ``outcome`` (or why there is none)."""
+def _add_report(
+    outcome: TargetOutcome, doc: Document, target: str, data: bytes, journal: Journal, read: Document | None
+) -> None:
+    """The fidelity report's counts and JSON on ``outcome`` (or why there is none); ``journal``:
+    what the writer recorded (the report folds it in instead of re-running rewrites); ``read``:
+    ``data`` already read (the source itself when the output is the input file)."""
     start = time.perf_counter()
     try:
-        report = fidelity_report(doc, target, data)
+        report = fidelity_report(doc, target, data, journal=journal, output_doc=read)
         outcome.counts = {k: int(v) for k, v in report.counts.items()}
         outcome.has_losses = bool(report.has_losses)
-        outcome.report_json = json.dumps(report.to_json(), ensure_ascii=False, default=str)
+        outcome.report_json = report.to_json_text()
     except Exception as exc:  # the report is advisory: record why it is missing, keep the output
         outcome.reason = f"fidelity report unavailable: {exc}"
     outcome.report_ms = _ms(start)
@@ -175,16 +187,17 @@ def process_file(config: RunConfig, path: Path) -> FileOutcome:
     """Everything about one input file except the database."""
     start = time.perf_counter()
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        return FileOutcome(str(path), "failed", error=exc.strerror or str(exc))
+        # regular files only, bounded by the limit: a FIFO or /dev/zero must not hang or exhaust the run
+        data = read_limited(path, config.limits.max_file_bytes)
+    except InteropError as exc:
+        return FileOutcome(str(path), "failed", error=exc.reason)
     sha256 = sha256_hex(data)
     outcome = FileOutcome(str(path), "imported", sha256=sha256, size=len(data))
     if _already_done(config, sha256):
         outcome.status = "unchanged"
         return outcome
     try:
-        doc = read_bytes(data, filename=str(path))
+        doc = read_bytes(data, filename=str(path), limits=config.limits)
         fmt = get_format(doc.format)
         outcome.item = item_record(doc)
     except InteropError as exc:

@@ -352,6 +352,8 @@ def _record_sources(ops: _Ops, files: list[FileOutcome], now: datetime) -> dict[
     """Source file rows (inserted or updated): sha256 -> id."""
     source_ids = {sha: row_id for row_id, sha in ops.upsert_sources(_source_rows(files, now))}
     missing = [o.sha256 or "" for o in files if o.sha256 not in source_ids]
+    for o in files:  # assigned on every attempt: a retried transaction starts over
+        o.recorded_before = o.status == "imported" and o.sha256 not in source_ids
     if missing:
         source_ids.update((sha, row_id) for row_id, sha in ops.select_ids("source_files", missing))
     return source_ids

@@ -13,8 +13,10 @@ recorder's inserts are idempotent (``ON CONFLICT``), with a retry on conflicts.
 
 from __future__ import annotations
 
+import hashlib
 import multiprocessing
 import os
+import stat
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
@@ -24,6 +26,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from ..limits import DEFAULT_LIMITS, Limits
 from ..mappings import FATES
 from .database import Catalog
 from .models import Migration, SourceFile
@@ -157,6 +160,17 @@ class RunSummary:
                 tally_t.with_losses += bool(has_losses)
 
     @property
+    def nothing_done(self) -> bool:
+        """Something failed and nothing else happened: no output written, no target skipped, no file unchanged.
+
+        A run where every file or every output failed (a full disk, an unwritable
+        --out, a folder of unreadable files) must not look like success (exit 0).
+        """
+        if not self.failures or self.files["unchanged"]:
+            return False
+        return not any(t.written or t.skipped for t in self.targets.values())
+
+    @property
     def files_per_s(self) -> float:
         return self.files["seen"] / self.wall_s if self.wall_s else 0.0
 
@@ -190,6 +204,50 @@ class RunSummary:
         }
 
 
+def _sha256_of(path: Path) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except OSError:
+        return None
+
+
+def split_copies(files: list[Path]) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """The files to process, and the later copies (path, sha256) of bytes met earlier in ``files``.
+
+    Two byte-identical files are one source file in the catalog, but their
+    titles (and so their output names and bytes) can differ when the title comes
+    from the file name (SillyTavern worlds). Converting both left one output on
+    disk that the catalog never recorded, and which one was recorded depended
+    on batch boundaries, so a killed and resumed run could differ from an
+    uninterrupted one (issue 23 item 11). The first in input order (sorted:
+    the same in every run) is the one converted; later copies are counted as
+    duplicates and write nothing. Only files whose sizes collide are hashed here.
+    """
+    by_size: dict[int, list[int]] = {}
+    for index, path in enumerate(files):
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode):
+            by_size.setdefault(info.st_size, []).append(index)
+    copies: dict[int, str] = {}
+    for indexes in by_size.values():
+        if len(indexes) < 2:
+            continue
+        first: set[str] = set()
+        for index in indexes:
+            sha = _sha256_of(files[index])
+            if sha is None:
+                continue
+            if sha in first:
+                copies[index] = sha
+            first.add(sha)
+    keep = [path for index, path in enumerate(files) if index not in copies]
+    return keep, [(files[index], sha) for index, sha in sorted(copies.items())]
+
+
 def _outcomes(config: RunConfig, files: list[Path], jobs: int) -> Iterator[FileOutcome]:
     if jobs <= 1:
         for path in files:
@@ -211,6 +269,7 @@ def migrate(
     jobs: int = 1,
     pretty: bool = True,
     progress: Callable[[FileOutcome, RunSummary], None] | None = None,
+    limits: Limits = DEFAULT_LIMITS,
     options: dict[str, Any] | None = None,
 ) -> RunSummary:
     """Import ``files`` into ``catalog`` and write each as every target under ``out_dir``."""
@@ -221,10 +280,12 @@ def migrate(
         data_dir=catalog.data_dir,
         done=load_done(catalog, targets),
         pretty=pretty,
+        limits=limits,
         options=dict(options or {}),
     )
     summary = RunSummary()
     seen: set[str] = set()
+    files, copies = split_copies(files)
     # Files are counted in order once their batch is committed: a file the database
     # refuses is only known to have failed then.
     uncounted: deque[FileOutcome] = deque()
@@ -232,6 +293,10 @@ def migrate(
     def count_until(last: FileOutcome | None) -> None:
         while uncounted:
             outcome = uncounted.popleft()
+            if outcome.recorded_before and outcome.status == "imported" and outcome.sha256 not in config.done:
+                # another run (a concurrent migrate on this catalog) imported it since this one started:
+                # its summary counts the import, this one counts the file unchanged, not imported twice
+                outcome.status = "unchanged"
             summary.add(outcome, seen)
             if progress is not None:
                 progress(outcome, summary)
@@ -245,6 +310,11 @@ def migrate(
             recorder.add(outcome)
         recorder.flush()
         count_until(None)
+        for path, sha in copies:
+            copy = FileOutcome(str(path), "duplicate", sha256=sha)
+            summary.add(copy, seen)
+            if progress is not None:
+                progress(copy, summary)
     finally:
         recorder.close()
         # what the run waited for; the writer thread's own time overlaps the other phases

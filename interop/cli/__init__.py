@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from ..errors import InteropError
+from ..terminal import printable
 from . import (
     activate_cmd,
     catalog_cmd,
@@ -45,7 +46,7 @@ class InteropGroup(click.Group):
         except InteropError as exc:
             if ctx.obj and ctx.obj.get("debug"):
                 raise
-            click.echo(f"interop: error: {exc}", err=True)
+            click.echo(f"interop: error: {printable(str(exc))}", err=True)
             ctx.exit(EXIT_INPUT)
         except BrokenPipeError:
             # The reader went away (``interop diff ... | head``): stop quietly, as Unix tools do.
@@ -58,7 +59,9 @@ class InteropGroup(click.Group):
         except Exception as exc:
             if ctx.obj and ctx.obj.get("debug"):
                 raise
-            click.echo(f"interop: internal error: {type(exc).__name__}: {exc} (rerun with --debug)", err=True)
+            click.echo(
+                f"interop: internal error: {type(exc).__name__}: {printable(str(exc))} (rerun with --debug)", err=True
+            )
             ctx.exit(EXIT_INTERNAL)
 
 

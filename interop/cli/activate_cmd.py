@@ -14,6 +14,7 @@ from ..engine.result import Result
 from ..engine.sidebyside import setting_names, settings_with
 from ..engine.tokenizers import CharsTokenizer
 from ..errors import InteropError
+from ..jsonio import escape_lone_surrogates
 
 TOKENIZERS = ("approx-cl100k", "chars")
 
@@ -203,7 +204,7 @@ def _print_json(shown: list[Result], all_turns: bool, trace: bool, timing: dict[
     out: Any = payload if all_turns else payload[0]
     if timing is not None:
         out = {"results" if all_turns else "result": out, "timing": timing}
-    click.echo(json.dumps(out, ensure_ascii=False, indent=2, default=str))
+    click.echo(escape_lone_surrogates(json.dumps(out, ensure_ascii=False, indent=2, default=str)))
 
 
 def _turns(chat: Chat, turn: int | None, last: bool, chat_path: str) -> list[int]:

@@ -17,6 +17,8 @@ from ..catalog.queries import ItemRef, list_items, load_document, show_item, sta
 from ..catalog.search import search_entries
 from ..formats.registry import get_format
 from ..io import write_atomic
+from ..jsonio import escape_lone_surrogates
+from ..terminal import printable_tree
 from .common import db_option, format_choice
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -27,7 +29,7 @@ def json_option(func: F) -> F:
 
 
 def _echo_json(value: Any) -> None:
-    click.echo(json.dumps(value, ensure_ascii=False, indent=2, default=str))
+    click.echo(escape_lone_surrogates(json.dumps(value, ensure_ascii=False, indent=2, default=str)))
 
 
 @click.group("catalog")
@@ -84,7 +86,7 @@ def list_cmd(
     if as_json:
         _echo_json(items)
         return
-    for item in items:
+    for item in printable_tree(items):  # card text must not drive the terminal
         who = f" by {item['creator']}" if item["creator"] else ""
         tags = f" [{', '.join(item['tags'])}]" if item["tags"] else ""
         entries = f", {item['entries']} entries" if item["entries"] else ""
@@ -110,6 +112,7 @@ def show_cmd(db: str | None, item: str, as_json: bool) -> None:
     if as_json:
         _echo_json(info)
         return
+    info = printable_tree(info)
     click.secho(f"{info['ref']}  {info['name'] or '(unnamed)'}", bold=True)
     for key in ("creator", "spec", "spec_version", "content_hash"):
         if info.get(key):
@@ -151,10 +154,13 @@ def search_cmd(db: str | None, query: str, limit: int, as_json: bool) -> None:
     if as_json:
         _echo_json([hit.__dict__ for hit in hits])
         return
-    for hit in hits:
-        click.secho(f"book:{hit.lorebook_id} {hit.lorebook or '(unnamed)'} #{hit.position} {hit.name or ''}", bold=True)
-        click.echo(f"  keys: {hit.keys}")
-        click.echo(f"  {hit.snippet}")
+    for hit in (printable_tree(h.__dict__) for h in hits):
+        click.secho(
+            f"book:{hit['lorebook_id']} {hit['lorebook'] or '(unnamed)'} #{hit['position']} {hit['name'] or ''}",
+            bold=True,
+        )
+        click.echo(f"  keys: {hit['keys']}")
+        click.echo(f"  {hit['snippet']}")
     if not hits:
         click.echo("no entries match")
 

@@ -15,7 +15,9 @@ from ..catalog.database import ENV_DB
 from ..document import Document
 from ..errors import InteropError
 from ..formats.registry import writable_formats
+from ..io import special_kind
 from ..limits import DEFAULT_LIMITS, Limits
+from ..terminal import printable
 
 SKIP_NAMES = {"MANIFEST.tsv", ".DS_Store"}
 # Inside a folder walk, files with these suffixes are documentation or tooling,
@@ -25,7 +27,12 @@ NOT_CARD_SUFFIXES = {".md", ".py", ".tsv", ".txt", ".sh", ".toml", ".jsonl", ".c
 
 
 def iter_inputs(paths: tuple[str, ...]) -> Iterator[Path]:
-    """Files named, and files found (recursively, sorted) under folders named."""
+    """Files named, and regular files found (recursively, sorted) under folders named.
+
+    A FIFO, a device or a link to one inside a folder is skipped with a line on
+    stderr saying so (reading it would block or never end); one named on the
+    command line is read and refused with an error (``interop.io.read_limited``).
+    """
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
@@ -37,7 +44,14 @@ def iter_inputs(paths: tuple[str, ...]) -> Iterator[Path]:
                         and name not in SKIP_NAMES
                         and Path(name).suffix.lower() not in NOT_CARD_SUFFIXES
                     ):
-                        yield Path(root) / name
+                        found = Path(root) / name
+                        kind = special_kind(found)
+                        if kind is not None:
+                            click.echo(
+                                f"interop: skipped {printable(str(found))}: not a regular file ({kind})", err=True
+                            )
+                            continue
+                        yield found
         else:
             yield path
 
@@ -67,7 +81,7 @@ def read_inputs(
 def report_error(exc: InteropError, debug: bool) -> None:
     if debug:
         raise exc
-    click.echo(f"interop: error: {exc}", err=True)
+    click.echo(f"interop: error: {printable(str(exc))}", err=True)
 
 
 def parse_limits(items: tuple[str, ...]) -> Limits:

@@ -12,7 +12,8 @@ from ..api import read
 from ..conversion import convert_document, output_name, strict_reason
 from ..engine import load_chat
 from ..fidelity.render import summary_lines
-from ..io import write_atomic
+from ..io import read_limited, write_atomic
+from ..terminal import printable
 from .common import current_limits, format_choice
 from .exits import EXIT_CHECK_FAILED
 
@@ -90,7 +91,7 @@ def command(
     each entry that fires differently on the target is an approximated item.
     """
     doc = read(source, format=source_format, limits=current_limits())
-    image_bytes = Path(image).read_bytes() if image else None
+    image_bytes = read_limited(image, current_limits().max_file_bytes) if image else None
     conversion = convert_document(
         doc,
         target,
@@ -105,11 +106,11 @@ def command(
     inputs = [source] + ([image] if image else [])
     write_atomic(out, data, inputs=inputs)
     for warning in doc.warnings:
-        click.secho(f"warning: {warning}", fg="yellow", err=True)
-    click.echo(f"{source} ({doc.format}) -> {out} ({target})")
+        click.secho(f"warning: {printable(warning)}", fg="yellow", err=True)
+    click.echo(printable(f"{source} ({doc.format}) -> {out} ({target})"))
     if not quiet:
         for line in summary_lines(report, verbose=details):
-            click.echo(line)
+            click.echo(printable(line))  # entry names and values are card text
     if report_path:
         text = json.dumps(report.to_json(), ensure_ascii=False, indent=2) + "\n"
         write_atomic(Path(report_path), text.encode("utf-8"), inputs=[*inputs, out])

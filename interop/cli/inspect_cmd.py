@@ -11,6 +11,8 @@ import click
 from ..document import Document
 from ..errors import InteropError
 from ..inspection import summarize as summarize_document
+from ..jsonio import escape_lone_surrogates
+from ..terminal import printable_tree
 from .common import read_inputs
 from .exits import EXIT_INPUT
 
@@ -62,8 +64,8 @@ def command(paths: tuple[str, ...], as_json: bool, fmt: str | None) -> None:
         if as_json:
             results.append(info)
         else:
-            _print_human(info)
+            _print_human(printable_tree(info))  # card text must not drive the terminal
     if as_json:
-        click.echo(json.dumps(results, ensure_ascii=False, indent=2, default=str))
+        click.echo(escape_lone_surrogates(json.dumps(results, ensure_ascii=False, indent=2, default=str)))
     if failed:
         raise SystemExit(EXIT_INPUT)

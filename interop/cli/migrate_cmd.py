@@ -26,8 +26,10 @@ from ..catalog.pipeline import FileOutcome
 from ..catalog.run import RunSummary, migrate
 from ..errors import CatalogError
 from ..formats.registry import get_format, writable_formats
-from .common import NOT_CARD_SUFFIXES, db_option, iter_inputs
-from .exits import EXIT_CHECK_FAILED, EXIT_USAGE
+from ..jsonio import escape_lone_surrogates
+from ..terminal import printable_tree
+from .common import NOT_CARD_SUFFIXES, current_limits, db_option, iter_inputs
+from .exits import EXIT_CHECK_FAILED, EXIT_INPUT, EXIT_USAGE
 
 
 def parse_targets(raw: str) -> tuple[str, ...]:
@@ -66,7 +68,7 @@ def count_ignored(sources: tuple[str, ...]) -> int:
 
 
 def print_summary(summary: RunSummary) -> None:
-    data = summary.to_json()
+    data = printable_tree(summary.to_json())  # file names and reasons carry card text
     files = data["files"]
     click.echo(
         f"files      {files['seen']} seen: {files['imported']} imported, {files['duplicate']} duplicate, "
@@ -272,7 +274,15 @@ def _embedded(
             )
 
         return migrate(
-            catalog, files, targets, out_dir, jobs=jobs, pretty=not compact, progress=progress, options=options
+            catalog,
+            files,
+            targets,
+            out_dir,
+            jobs=jobs,
+            pretty=not compact,
+            progress=progress,
+            limits=current_limits(),
+            options=options,
         )
 
 
@@ -372,8 +382,11 @@ def _print(summary: RunSummary, status: RunStatus | None, as_json: bool, strict:
         data = summary.to_json()
         if status is not None:
             data["run"] = status.to_json()
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        click.echo(escape_lone_surrogates(json.dumps(data, ensure_ascii=False, indent=2)))
     else:
         print_summary(summary)
+    if summary.nothing_done:
+        click.echo(f"interop: error: nothing was migrated: all {len(summary.failures)} attempts failed", err=True)
+        sys.exit(EXIT_INPUT)
     if strict and (summary.files["failed"] or any(t.failed for t in summary.targets.values())):
         sys.exit(EXIT_CHECK_FAILED)

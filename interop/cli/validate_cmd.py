@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ..terminal import printable
 from ..validation import validate_document
 from .common import read_inputs
 from .exits import EXIT_CHECK_FAILED, EXIT_INPUT
@@ -29,10 +30,10 @@ def command(paths: tuple[str, ...], strict: bool) -> None:
         if errors:
             invalid += 1
         status = "invalid" if errors else "ok"
-        click.echo(f"{path}: {status} ({doc.format})")
+        click.echo(printable(f"{path}: {status} ({doc.format})"))
         for problem in problems:
             label = "error" if strict and problem.severity == "error" else "warning"
-            click.echo(f"  {label}: {problem.path}: {problem.message}")
+            click.echo(printable(f"  {label}: {problem.path}: {problem.message}"))
     if unreadable:
         raise SystemExit(EXIT_INPUT)
     if invalid:

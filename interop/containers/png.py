@@ -101,6 +101,23 @@ class Chunk:
         return _location(self.index, self.type, self.offset)
 
 
+@dataclass(slots=True, eq=False)
+class InflateBudget:
+    """Bytes the compressed text chunks of one file may still inflate to (``Limits.max_inflated_total``).
+
+    Each chunk is bounded by ``max_text_bytes`` alone, so 30 near-limit zTXt
+    card chunks would each be inflated (and tried as a card) in turn: seconds
+    of CPU for a 2 MB file. A chunk is charged once, however often it is read.
+    """
+
+    remaining: int
+    charged: set[int]
+
+    @classmethod
+    def of(cls, limits: Limits) -> InflateBudget:
+        return cls(limits.max_inflated_total, set())
+
+
 @dataclass(slots=True)
 class TextChunk:
     """A ``tEXt``/``zTXt``/``iTXt`` chunk. The value is decoded only when asked for."""
@@ -114,6 +131,8 @@ class TextChunk:
     """The value as stored (still compressed for ``zTXt`` and compressed ``iTXt``)."""
     compressed: bool
     limits: Limits = DEFAULT_LIMITS
+    budget: InflateBudget | None = None
+    """Shared by the text chunks of one scan; None: a fresh budget per chunk."""
 
     @property
     def location(self) -> str:
@@ -136,7 +155,16 @@ class TextChunk:
                     location=self.location,
                 )
             return self.raw.tobytes()
-        return _inflate(self.raw, self.limits.max_text_bytes, self.location)
+        budget = self.budget if self.budget is not None else InflateBudget.of(self.limits)
+        if self.index in budget.charged:
+            return _inflate(self.raw, self.limits.max_text_bytes, self.location)
+        if budget.remaining < self.limits.max_text_bytes:
+            out = _inflate(self.raw, budget.remaining, self.location, total=self.limits.max_inflated_total)
+        else:
+            out = _inflate(self.raw, self.limits.max_text_bytes, self.location)
+        budget.remaining -= len(out)
+        budget.charged.add(self.index)
+        return out
 
     @property
     def text(self) -> str:
@@ -273,7 +301,7 @@ def _resync(data: bytes, start: int, limits: Limits, budget: list[int]) -> int |
     return None
 
 
-def _text_chunk(data: bytes, chunk: Chunk, limits: Limits) -> TextChunk | None:
+def _text_chunk(data: bytes, chunk: Chunk, limits: Limits, budget: InflateBudget | None = None) -> TextChunk | None:
     """Parse the header of a text chunk; None when it has no keyword terminator (kept, never read)."""
     start = chunk.offset + 8
     stop = start + chunk.length
@@ -285,9 +313,9 @@ def _text_chunk(data: bytes, chunk: Chunk, limits: Limits) -> TextChunk | None:
     rel = nul - start + 1
     kind = chunk.type
     if kind == "tEXt":
-        return TextChunk(keyword, "tEXt", chunk.index, chunk, view[rel:], False, limits)
+        return TextChunk(keyword, "tEXt", chunk.index, chunk, view[rel:], False, limits, budget)
     if kind == "zTXt":
-        return TextChunk(keyword, "zTXt", chunk.index, chunk, view[rel + 1 :], True, limits)
+        return TextChunk(keyword, "zTXt", chunk.index, chunk, view[rel + 1 :], True, limits, budget)
     # iTXt: compression flag, method, language tag\0, translated keyword\0, text
     if stop - nul < 3:
         return None
@@ -298,7 +326,7 @@ def _text_chunk(data: bytes, chunk: Chunk, limits: Limits) -> TextChunk | None:
     trans_end = data.find(b"\0", lang_end + 1, stop)
     if trans_end < 0:
         return None
-    return TextChunk(keyword, "iTXt", chunk.index, chunk, view[trans_end + 1 - start :], flag == 1, limits)
+    return TextChunk(keyword, "iTXt", chunk.index, chunk, view[trans_end + 1 - start :], flag == 1, limits, budget)
 
 
 def scan(
@@ -312,9 +340,10 @@ def scan(
     data = _as_bytes(data)
     chunks = _walk(data, limits, strict, file)
     texts: list[TextChunk] = []
+    budget = InflateBudget.of(limits)
     for chunk in chunks:
         if chunk.type in TEXT_TYPES:
-            text = _text_chunk(data, chunk, limits)
+            text = _text_chunk(data, chunk, limits, budget)
             if text is not None:
                 texts.append(text)
     has_iend = bool(chunks) and chunks[-1].type == "IEND"
@@ -339,13 +368,20 @@ def find_text(chunks: list[TextChunk], keyword: str) -> list[TextChunk]:
     return [c for c in chunks if c.keyword.lower() == wanted]
 
 
-def _inflate(raw: memoryview, limit: int, location: str) -> bytes:
+def _inflate(raw: memoryview, limit: int, location: str, *, total: int | None = None) -> bytes:
+    """Inflate at most ``limit`` bytes; ``total``: the limit is what is left of the file's budget of ``total``."""
     decompressor = zlib.decompressobj()
     try:
         out = decompressor.decompress(raw, limit + 1)
     except zlib.error as exc:
         raise CorruptInputError(f"bad zlib stream ({exc})", location=location) from None
     if len(out) > limit:
+        if total is not None:
+            raise LimitExceededError(
+                f"compressed text chunks of this file inflate to more than {total} bytes in all "
+                "(limit max_inflated_total)",
+                location=location,
+            )
         raise LimitExceededError(f"inflated text exceeds the limit of {limit} bytes", location=location)
     if not decompressor.eof:
         raise CorruptInputError("truncated zlib stream", location=location)

@@ -12,14 +12,13 @@ raises a typed error naming the byte offset; ``write_risum`` is its inverse.
 
 from __future__ import annotations
 
-import json
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import CorruptInputError, FormatError, InvalidCardError, LimitExceededError
-from ..jsonio import load_json
+from ..jsonio import dumps_text, encode_json_text, load_json
 from ..limits import DEFAULT_LIMITS, Limits
 from . import rpack
 
@@ -127,8 +126,8 @@ def read_risum(data: bytes, *, limits: Limits = DEFAULT_LIMITS, filename: str | 
 
 
 def module_json_text(payload: dict[str, Any]) -> bytes:
-    """The JSON text Risu writes: 2-space indent, UTF-8."""
-    return json.dumps(payload, ensure_ascii=False, indent=2).encode("utf-8")
+    """The JSON text Risu writes: 2-space indent, UTF-8 (lone surrogates escaped, as JSON.stringify does)."""
+    return encode_json_text(dumps_text(payload, ensure_ascii=False, indent=2))
 
 
 def write_risum(payload: dict[str, Any] | bytes, assets: Sequence[bytes] = ()) -> bytes:

@@ -30,12 +30,18 @@ What cannot be translated faithfully raises ``Untranslatable`` (counted as "no m
 plus a warning); ``JSSyntaxError`` is its subclass for what JavaScript itself rejects, so
 callers can do what the app does (SillyTavern then matches the key as plain text, RisuAI's
 search fails).
-Every search runs with a timeout so a catastrophic pattern cannot hang a run.
+Every search runs with a timeout so a catastrophic pattern cannot hang a run, and every
+search inside ``regex_budget()`` (a run, a side-by-side, a service request) draws on one
+shared budget, so a book of many catastrophic keys costs one budget, not one timeout per key.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import time
+from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import regex
@@ -43,6 +49,9 @@ import regex
 from .jscase import variants_table
 
 DEFAULT_TIMEOUT = 0.25  # seconds per search
+DEFAULT_BUDGET = 1.0
+"""Seconds of regex matching per run or request, all keys, platforms and turns together: a real
+book's searches take microseconds each, so only catastrophic patterns ever come near it."""
 JS_FLAGS = frozenset("dgimsuyv")
 
 _WORD = "A-Za-z0-9_"
@@ -60,6 +69,42 @@ _SURROGATE = regex.compile("[\ud800-\udfff]")
 _ASTRAL = regex.compile("[\U00010000-\U0010ffff]")
 _BRACE_QUANTIFIER = regex.compile(r"\{(\d+)(?:,(\d*))?\}")
 _SIMPLE_ESCAPES = {"n": "\\n", "r": "\\r", "t": "\\t", "v": "\\x0b", "f": "\\x0c"}
+
+
+class RegexBudget:
+    """CPU seconds of regex matching left to the searches of one run or request (the searching
+    thread's CPU time: a loaded machine slows a run down but does not spend its budget)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.spent = 0.0
+
+    @property
+    def remaining(self) -> float:
+        return self.seconds - self.spent
+
+
+_BUDGET: ContextVar[RegexBudget | None] = ContextVar("regex_budget", default=None)
+
+
+@contextlib.contextmanager
+def regex_budget(seconds: float = DEFAULT_BUDGET) -> Iterator[RegexBudget]:
+    """Every ``JSRegex.test`` inside shares one time budget. Nested: the outermost budget governs
+    (a request's budget covers every platform and run it starts)."""
+    current = _BUDGET.get()
+    if current is not None:
+        yield current
+        return
+    budget = RegexBudget(seconds)
+    token = _BUDGET.set(budget)
+    try:
+        yield budget
+    finally:
+        _BUDGET.reset(token)
+
+
+class BudgetSpent(TimeoutError):
+    """The run's regex budget is spent: the search was not even tried."""
 
 
 class Untranslatable(ValueError):
@@ -82,7 +127,21 @@ class JSRegex:
     prefilter: regex.Pattern[str] | None = None
 
     def test(self, text: str, timeout: float = DEFAULT_TIMEOUT) -> bool:
-        """``RegExp.prototype.test`` from lastIndex 0. Raises TimeoutError past ``timeout``."""
+        """``RegExp.prototype.test`` from lastIndex 0. Raises TimeoutError past ``timeout`` or past
+        what is left of the enclosing ``regex_budget`` (``BudgetSpent`` when nothing is left)."""
+        budget = _BUDGET.get()
+        if budget is None:
+            return self._test(text, timeout)
+        timeout = min(timeout, budget.remaining)
+        if timeout <= 0:
+            raise BudgetSpent(f"regex time budget of {budget.seconds:g} s spent")
+        started = time.thread_time()
+        try:
+            return self._test(text, timeout)
+        finally:
+            budget.spent += time.thread_time() - started
+
+    def _test(self, text: str, timeout: float) -> bool:
         if self.units and not text.isascii() and _ASTRAL.search(text):
             text = utf16_units(text)  # without u, JavaScript matches UTF-16 code units
         if self.prefilter is not None and self.prefilter.search(text, timeout=timeout) is None:

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .chat import Chat
+from .jsregex import regex_budget
 from .profiles import get_profile
 from .result import Result
 from .state import ChatState
@@ -33,14 +34,15 @@ def evaluate(
     profile = get_profile(platform)
     settings = settings if settings is not None else profile.default_settings()
     prepared = profile.prepare(books, settings)
-    return profile.evaluate(
-        prepared,
-        chat,
-        settings,
-        state if state is not None else ChatState(),
-        random.Random(seed),
-        as_tokenizer(tokenizer),
-    )
+    with regex_budget():  # one regex time budget for the whole scan (or the caller's, if it set one)
+        return profile.evaluate(
+            prepared,
+            chat,
+            settings,
+            state if state is not None else ChatState(),
+            random.Random(seed),
+            as_tokenizer(tokenizer),
+        )
 
 
 def simulate(
@@ -79,10 +81,11 @@ def simulate(
     rng = random.Random(seed)
     counter = as_tokenizer(tokenizer)
     results = []
-    for count in turns if turns is not None else chat.turns():
-        started = time.perf_counter()
-        result = profile.evaluate(prepared, chat.turn(count), settings, state, rng, counter)
-        scan_ms.append((time.perf_counter() - started) * 1000)
-        result.turn = count
-        results.append(result)
+    with regex_budget():  # one regex time budget for every turn (or the caller's, if it set one)
+        for count in turns if turns is not None else chat.turns():
+            started = time.perf_counter()
+            result = profile.evaluate(prepared, chat.turn(count), settings, state, rng, counter)
+            scan_ms.append((time.perf_counter() - started) * 1000)
+            result.turn = count
+            results.append(result)
     return results

@@ -18,6 +18,7 @@ from typing import Any
 from ..errors import InteropError
 from .chat import Chat
 from .compare import pair_entries
+from .jsregex import regex_budget
 from .profiles import get_profile
 from .result import LogRecord, Result
 from .run import simulate
@@ -98,12 +99,15 @@ def side_by_side(
         raise InteropError("no platform chosen")
     infos = {}
     results: dict[str, Result] = {}
-    for platform in platforms:
-        profile = get_profile(platform)
-        chosen = (settings or {}).get(platform) or profile.default_settings()
-        prepared = profile.prepare(books[platform], chosen)
-        infos[platform] = profile.entries(prepared)
-        results[platform] = simulate(books[platform], chat, platform, settings=chosen, seed=seed, prepared=prepared)[-1]
+    with regex_budget():  # one regex time budget for all platforms together
+        for platform in platforms:
+            profile = get_profile(platform)
+            chosen = (settings or {}).get(platform) or profile.default_settings()
+            prepared = profile.prepare(books[platform], chosen)
+            infos[platform] = profile.entries(prepared)
+            results[platform] = simulate(
+                books[platform], chat, platform, settings=chosen, seed=seed, prepared=prepared
+            )[-1]
     first = platforms[0]
     records = {p: {r.entry_id: r for r in results[p].log} for p in platforms}
     rows: list[Row] = []

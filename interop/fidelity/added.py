@@ -7,11 +7,16 @@ fields, which the report states here: ``entry.enabled = true (18 entries)``.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter
 from typing import Any
 
+from .paths import Path, render
 from .view import CanonicalView
+
+_rendered = functools.lru_cache(maxsize=4096)(render)
+"""Added paths repeat in every entry and report of a run."""
 
 SHOWN = 40
 """Characters of a value shown."""
@@ -19,32 +24,61 @@ SAME_VALUES_SHOWN = 3
 """Distinct values of one added field listed; more are counted."""
 
 
+_SCALARS = (str, int, float, bool, type(None))
+_SHOWN_SCALARS: dict[tuple[type, Any], str] = {}
+"""Shown form of the scalar defaults writers add (``false``, ``""``, ``100``): the same few, every entry."""
+
+
 def _shown(value: Any) -> str:
+    scalar = type(value) in _SCALARS
+    if scalar:
+        found = _SHOWN_SCALARS.get((type(value), value))
+        if found is not None:
+            return found
     text = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    return text if len(text) <= SHOWN else text[: SHOWN - 3] + "..."
+    text = text if len(text) <= SHOWN else text[: SHOWN - 3] + "..."
+    if scalar and len(_SHOWN_SCALARS) < 1024:
+        _SHOWN_SCALARS[(type(value), value)] = text
+    return text
+
+
+def _added(mine: dict[str, Any], theirs: dict[str, Any], prefix: Path, found: Counter[tuple[Path, str]]) -> None:
+    if mine.keys() == theirs.keys():
+        for key, value in theirs.items():
+            if type(value) is dict and type(mine[key]) is dict and value:
+                _added(mine[key], value, (*prefix, key), found)
+        return
+    for key, value in theirs.items():
+        if key not in mine:
+            found[((*prefix, key), _shown(value))] += 1
+        elif type(value) is dict and type(mine[key]) is dict and value:
+            _added(mine[key], value, (*prefix, key), found)
 
 
 def added_fields(source: CanonicalView, output: CanonicalView) -> list[str]:
-    """``"<section>.<field> = <value> (<n> entries)"`` for each top-level field only the output has."""
-    found: Counter[tuple[str, str]] = Counter()
-    for label, mine, theirs in (("root", source.root, output.root), ("card", source.card, output.card),
-                                ("book", source.book, output.book)):
-        if isinstance(mine, dict) and isinstance(theirs, dict):
-            for key in theirs.keys() - mine.keys():
-                found[(f"{label}.{key}", _shown(theirs[key]))] += 1
+    """``"<section>.<field> = <value> (<n> entries)"`` for each field only the output has, at any depth
+    (``entry.extensions.vectorized``: a key added inside an object both sides have counts too)."""
+    found: Counter[tuple[Path, str]] = Counter()
+    for label, mine, theirs in (
+        ("root", source.root, output.root),
+        ("card", source.card, output.card),
+        ("book", source.book, output.book),
+    ):
+        if isinstance(theirs, dict) and theirs:  # a section the source lacks (a new card or book) counts whole
+            _added(mine if isinstance(mine, dict) else {}, theirs, (label,), found)
     entries = zip(source.entries or [], output.entries or [], strict=False)
     for mine, theirs in entries:
-        for key in theirs.keys() - mine.keys():
-            found[(f"entry.{key}", _shown(theirs[key]))] += 1
+        _added(mine, theirs, ("entry",), found)
     by_path: dict[str, list[tuple[str, int]]] = {}
-    for (path, value), count in sorted(found.items()):
-        by_path.setdefault(path, []).append((value, count))
+    rows = sorted((_rendered(path), value, count) for (path, value), count in found.items())
+    for name, value, count in rows:
+        by_path.setdefault(name, []).append((value, count))
     lines = []
-    for path, values in by_path.items():
+    for name, values in by_path.items():
         total = sum(count for _, count in values)
-        suffix = f" ({total} entries)" if path.startswith("entry.") else ""
+        suffix = f" ({total} entries)" if name.startswith("entry.") else ""
         if len(values) <= SAME_VALUES_SHOWN:
-            lines += [f"{path} = {value}" + (f" ({count} entries)" if suffix else "") for value, count in values]
+            lines += [f"{name} = {value}" + (f" ({count} entries)" if suffix else "") for value, count in values]
         else:
-            lines.append(f"{path} = ({len(values)} different values){suffix}")
+            lines.append(f"{name} = ({len(values)} different values){suffix}")
     return lines

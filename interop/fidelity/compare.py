@@ -130,6 +130,8 @@ def changed_fields(
     with (default: same index).
     """
     out: dict[Path, Any] = {}
+    if other is source and pairs is None:
+        return out  # the same view (an output that is the input file byte for byte)
     for prefix, subtree in source.sections():
         if prefix[0] == "entry":
             j = pairs.get(prefix[1], -1) if pairs is not None else prefix[1]

@@ -32,5 +32,8 @@ class Compared:
     ) -> Compared:
         """``source``: the source's view when the caller already has it (a round trip's way back)."""
         source = source if source is not None else view_of(source_doc)
-        output = view_of(output_doc) if output_doc is not None else None
+        if output_doc is source_doc:  # the output is the input file again: one view serves both
+            output: CanonicalView | None = source
+        else:
+            output = view_of(output_doc) if output_doc is not None else None
         return cls(source_doc, output_doc, target, source, output, list(compare_containers(source, output, target)))

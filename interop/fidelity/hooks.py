@@ -44,14 +44,17 @@ def hooks_for(platform: str) -> list[Hook]:
     return list(_HOOKS.get(platform, ()))
 
 
-def findings(source: Document, target_format: str, platform: str, output: Document | None) -> list[Finding]:
-    """What the target platform reads differently: its registered hooks, then its ``hazards``."""
+def findings(
+    source: Document, target_format: str, platform: str, output: Document | None, *, hazards: bool = True
+) -> list[Finding]:
+    """What the target platform reads differently: its registered hooks, then its ``hazards``
+    (``hazards=False``: the writer recorded them while writing, see ``interop.findings``)."""
     found: list[Finding] = []
     for hook in hooks_for(platform):
         found.extend(hook(source, target_format, output))
-    hazards = _hazards_of(platform)
-    if hazards is not None and source.book is not None:
-        found.extend(finding_of(conflict) for conflict in hazards(source.book))
+    platform_hazards = _hazards_of(platform) if hazards else None
+    if platform_hazards is not None and source.book is not None:
+        found.extend(finding_of(conflict) for conflict in platform_hazards(source.book))
     return found
 
 

@@ -12,11 +12,17 @@ when no rule matches. The target platform's hazards (``hooks.findings``) can the
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..api import detect_all, read_bytes, write
+try:
+    import orjson
+except ImportError:  # optional: the stdlib writes the same JSON, slower
+    orjson = None  # type: ignore[assignment]
+
+from ..api import detect_all, read_bytes, write_with_journal
 from ..document import Document
 from ..errors import FormatError, InteropError
 from ..formats.card_dates import DATE_FIELDS, record_of
@@ -29,6 +35,7 @@ from .behaviour import behaviour_items
 from .compare import changed_fields, describe_change, short, strict_equal
 from .compared import Compared
 from .containers import ContainerResult
+from .findings import Journal, fold_added, hazard_findings
 from .hooks import Finding, findings
 from .items import FidelityItem
 from .paths import Path, PathCache, pattern_segments, render
@@ -38,7 +45,7 @@ from .view import MISSING, CanonicalView, leaves
 DEEPDIFF_PER_FIELD = 5
 """How many changed values of one field (pattern form) DeepDiff describes per report."""
 
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.2"
 """Version of the machine report (docs/fidelity-report.schema.json). Bump the
 major part when a field changes meaning or disappears, the minor part when one is added."""
 
@@ -60,6 +67,8 @@ class FidelityReport:
     """What each target application loads from the output, compared with the source (``fidelity.apps``)."""
     added: list[str] = field(default_factory=list)
     """Fields the output has and the source lacked (e.g. V3-required entry fields), with their values."""
+    journal: Journal | None = None
+    """What the writer recorded while writing the output (``interop.findings``); None when not recorded."""
 
     @property
     def counts(self) -> dict[str, int]:
@@ -83,6 +92,16 @@ class FidelityReport:
     def item(self, path: str) -> FidelityItem | None:
         return next((i for i in self.items if i.path == path), None)
 
+    def to_json_text(self) -> str:
+        """``to_json()`` as compact JSON text (orjson when installed: a run stores one per output)."""
+        data = self.to_json()
+        if orjson is not None:
+            try:
+                return orjson.dumps(data, default=str).decode()
+            except TypeError:  # a lone surrogate or a non-string key: the stdlib writes those
+                pass
+        return json.dumps(data, ensure_ascii=False, default=str)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "schema_version": SCHEMA_VERSION,
@@ -96,10 +115,13 @@ class FidelityReport:
             "verified": self.verified,
             "counts": self.counts,
             "has_losses": self.has_losses,
-            "items": [item.to_json() for item in self.items],
+            "items": [{"path": p, "fate": f, "detail": d, "rule": r} for p, f, d, r in self.items],
             "warnings": list(self.warnings),
             "apps": [verdict.to_json() for verdict in self.apps],
             "added": list(self.added),
+            "findings": [f.to_json() for f in self.journal if f.fate != "added" or f.value is None]
+            if self.journal is not None
+            else [],
         }
 
 
@@ -112,6 +134,7 @@ def fidelity_report(
     chats: Sequence[Any] | None = None,
     seed: int = 0,
     compared: Compared | None = None,
+    journal: Journal | None = None,
 ) -> FidelityReport:
     """The fate of every field of ``source_doc`` when written as ``target_format``.
 
@@ -119,6 +142,8 @@ def fidelity_report(
     (``ConversionError`` when the target cannot hold the document at all).
     ``output_doc`` is those bytes already read back, to save reading them twice;
     ``compared`` is the source and that read-back output already compared (a round trip's).
+    ``journal`` is what the writer recorded while writing ``output_bytes``
+    (``api.write_with_journal``): folded in, and the checks it covered are not redone.
     ``chats`` (``interop.engine.Chat``) adds behaviour items: entries whose
     activation differs between the source and the target platform.
     """
@@ -127,7 +152,8 @@ def fidelity_report(
     except KeyError:
         raise FormatError(f"unknown target format {target_format!r}") from None
     if output_bytes is None:
-        output_bytes = write(source_doc, fmt.name)
+        written = write_with_journal(source_doc, fmt.name)
+        output_bytes, journal = written.data, written.journal
     if compared is None:
         if output_doc is None:
             output_doc = read_back(output_bytes, fmt.name, source_doc.source)
@@ -144,10 +170,13 @@ def fidelity_report(
         source_file=source_doc.source,
         output_size=len(output_bytes),
         verified=compared.output is not None,
+        journal=journal,
     )
     _judge_at_the_target(report, compared, source_platform, output_bytes)
     if compared.output is not None:
         report.added = added_fields(compared.source, compared.output)
+    if journal is not None:
+        fold_added(report, journal)
     if not rules.described:
         report.warnings.append(f"no mapping table describes {fmt.name}: fields that survive are reported as kept")
     if compared.output is None:
@@ -172,8 +201,13 @@ def _items(compared: Compared, rules: RuleBook) -> list[FidelityItem]:
 def _judge_at_the_target(report: FidelityReport, compared: Compared, source_platform: str, output: bytes) -> None:
     """The target platform's hazards and its app's verdict worsen the fates they name."""
     source_doc, target = compared.source_doc, report.target_format
-    if source_platform != report.target_platform:  # nothing to say about an app's own files
-        _apply_findings(report, findings(source_doc, target, report.target_platform, compared.output_doc))
+    journal, platform = report.journal, report.target_platform
+    if source_platform != platform:  # nothing to say about an app's own files
+        recorded = journal is not None and journal.covers(f"hazards:{platform}")
+        found = findings(source_doc, target, platform, compared.output_doc, hazards=not recorded)
+        if journal is not None:  # what the writer's rewrites could not express, recorded as they wrote
+            found += hazard_findings(journal)
+        _apply_findings(report, found)
     report.apps = app_verdicts(source_doc, source_platform, target, report.target_platform, output)
     for verdict in report.apps:
         _apply_app_verdict(report, verdict)

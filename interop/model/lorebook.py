@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import model_validator
+
 from .base import CanonicalModel, Lenient
+from .entry_limit import check_entries
 
 Number = int | float
 
@@ -52,6 +55,14 @@ class Lorebook(CanonicalModel):
     recursive_scanning: Lenient[bool] = None
     extensions: Lenient[dict[str, Any]] = None
     entries: list[LorebookEntry] = []
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bounded(cls, data: Any) -> Any:
+        """Count the entries before validating them (``Limits.max_entries``, during reads only)."""
+        if isinstance(data, dict) and isinstance(data.get("entries"), list | dict):
+            check_entries(len(data["entries"]))
+        return data
 
     def ext(self, namespace: str) -> dict[str, Any]:
         if isinstance(self.extensions, dict):

@@ -29,6 +29,7 @@ from ..containers.charx import find_zip, read_zip
 from ..conversion import convert_document, output_name, strict_reason
 from ..document import Document
 from ..engine import PROFILES, chat_from_transcript
+from ..engine.jsregex import regex_budget
 from ..engine.sidebyside import side_by_side
 from ..engine.sources import book_from_bytes
 from ..errors import FormatError, InteropError
@@ -41,13 +42,14 @@ from ..limits import Limits
 from ..validation import validate_document
 from .config import ServiceConfig
 from .jobs import load_job, recent_jobs, start_job
+from .jsonresponse import SafeJSONResponse
 from .security import require_token
 from .uploads import Upload, content_disposition, media_type, read_upload
 
 PLAYGROUND_PLATFORMS = tuple(p for p in PROFILES if p != "ccv3")
 """The profiles the playground compares when none is named: every app's (ccv3 is the spec, not an app)."""
 
-router = APIRouter(prefix="/api/v1")
+router = APIRouter(prefix="/api/v1", default_response_class=SafeJSONResponse)  # lone surrogates: no 500
 PER_PAGE = 50
 ENTRY_HITS = 20
 """Lorebook entries a catalog search shows beside the items."""
@@ -57,23 +59,21 @@ _PICTURE_TYPES = {b"\x89PNG": "image/png", b"\xff\xd8\xff": "image/jpeg", b"GIF8
 FileField = Annotated[UploadFile, File(description="A card or lorebook file, any supported format.")]
 
 
-INLINE_BYTES = 256 * 1024
-"""Requests up to this size are converted on the event loop: the work (~1 ms for a typical
-card) costs less than a hop to the thread pool, and with the GIL threads would only take
-turns anyway. Bigger ones go to the thread pool so the worker keeps answering small ones."""
-
 Endpoint = TypeVar("Endpoint", bound=Callable[..., Any])
 
 
 def cpu_bound(func: Endpoint) -> Endpoint:
-    """Run a synchronous endpoint inline when its request is small, in the thread pool otherwise."""
+    """Run a synchronous endpoint in the thread pool, whatever its body size, under one regex time
+    budget for the whole request: the event loop keeps answering other clients meanwhile (a 10 KB
+    request can hold seconds of work: compressed entries, catastrophic regex keys)."""
+
+    def budgeted(*args: Any, **kwargs: Any) -> Any:
+        with regex_budget(config_of(kwargs["request"]).regex_budget):
+            return func(*args, **kwargs)
 
     @functools.wraps(func)
     async def endpoint(*args: Any, **kwargs: Any) -> Any:
-        request: Request = kwargs["request"]
-        if getattr(request.state, "body_bytes", 0) <= INLINE_BYTES:
-            return func(*args, **kwargs)
-        return await run_in_threadpool(func, *args, **kwargs)
+        return await run_in_threadpool(budgeted, *args, **kwargs)
 
     return endpoint  # type: ignore[return-value]
 
@@ -180,7 +180,7 @@ def convert(
     name = output_name(upload.name, target)
     counts = report.counts
     if strict and report.has_losses:
-        return JSONResponse(
+        return SafeJSONResponse(
             {
                 "error": {"file": upload.name, "location": None, "reason": strict_reason(report)},
                 "report": report.to_json(),
@@ -188,7 +188,7 @@ def convert(
             status_code=422,
         )
     if "application/json" in request.headers.get("accept", ""):
-        return JSONResponse(
+        return SafeJSONResponse(
             {
                 "filename": name,
                 "media_type": media_type(target),
@@ -395,7 +395,7 @@ def create_migration(
         uploads.extend(_expand(read_upload(file, limits), limits, config.max_files))
     if len(uploads) > config.max_files:
         raise InteropError(f"{len(uploads)} files, more than the limit of {config.max_files}")
-    state = start_job(catalog_of(request), uploads, targets)
+    state = start_job(catalog_of(request), uploads, targets, keep=config.keep_uploads)
     return JSONResponse({**state, "status_url": str(request.url_for("migration", job_id=state["id"]))}, status_code=202)
 
 

@@ -23,7 +23,8 @@ from ..errors import (
 )
 from . import api, pages
 from .config import ServiceConfig
-from .security import BodyLimit, SecurityHeaders, Unauthorized
+from .jsonresponse import SafeJSONResponse
+from .security import BodyLimit, HeavyRequests, LocalOnly, SecurityHeaders, Unauthorized
 from .warmup import warm_up
 
 log = logging.getLogger("interop.service")
@@ -51,7 +52,7 @@ def _status(exc: InteropError) -> int:
 
 
 def _error(status: int, reason: str, *, file: str | None = None, location: str | None = None) -> JSONResponse:
-    return JSONResponse({"error": {"file": file, "location": location, "reason": reason}}, status_code=status)
+    return SafeJSONResponse({"error": {"file": file, "location": location, "reason": reason}}, status_code=status)
 
 
 def create_app(config: ServiceConfig | None = None) -> FastAPI:
@@ -104,8 +105,12 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
-    # Outermost first: headers on every answer (413s included), then the body limit.
+    # Outermost first: headers on every answer (403s, 413s and 429s included), Host/Origin checks
+    # when there is no token, the cap on concurrent uploads, then the body limit.
     app.add_middleware(BodyLimit, max_bytes=config.max_upload_bytes)
+    app.add_middleware(HeavyRequests, limit=config.max_concurrent_uploads)
+    if not config.token:
+        app.add_middleware(LocalOnly, allowed_hosts=config.allowed_hosts)
     app.add_middleware(SecurityHeaders)
     return app
 

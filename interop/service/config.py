@@ -8,6 +8,7 @@ import json
 import os
 from dataclasses import dataclass
 
+from ..engine.jsregex import DEFAULT_BUDGET
 from ..errors import InteropError
 from ..limits import DEFAULT_LIMITS, Limits, MiB
 
@@ -21,12 +22,26 @@ class ServiceConfig:
     """Catalog URL (None: ``INTEROP_DB`` or the default SQLite file), opened on first catalog request."""
     token: str | None = None
     """When set, every request that writes to the catalog must carry it (``Authorization: Bearer``)."""
+    allowed_hosts: tuple[str, ...] = ()
+    """Without a token, ``Host`` names accepted besides loopback ones and the bound host (``runner.serve``
+    adds it): e.g. a name in /etc/hosts for 127.0.0.1. Anything else is refused (DNS rebinding)."""
     max_upload_bytes: int = 64 * MiB
     """Largest request body accepted; checked before anything is parsed."""
+    max_concurrent_uploads: int = 4
+    """Uploads (POST requests to the API) in progress at once per worker; more get 429 + Retry-After.
+    Each holds its file in memory while it is read, so memory stays near this x the upload size."""
     max_files: int = 1000
     """Most files in one multipart request (a migration upload)."""
     max_total_uncompressed: int = 256 * MiB
     """Zip uploads and CHARX cards: most bytes all members may inflate to."""
+    max_entries: int = DEFAULT_LIMITS.max_entries
+    """Most lorebook entries in one book read from an upload (a small zip can hold very many)."""
+    idle_timeout: float = 30.0
+    """Seconds a connection may stay silent while its request is incomplete (``idle.py``)."""
+    keep_uploads: bool = False
+    """Keep the files uploaded to ``POST /migrations`` after their job ends (they are in the catalog)."""
+    regex_budget: float = DEFAULT_BUDGET
+    """Seconds of regex matching one request may spend, all keys and platforms together."""
     warm_up: bool = True
     """Convert a sample to every format and freeze the heap at start-up (``warmup.py``); tests skip it."""
 
@@ -37,6 +52,7 @@ class ServiceConfig:
             DEFAULT_LIMITS,
             max_file_bytes=min(DEFAULT_LIMITS.max_file_bytes, self.max_upload_bytes),
             max_total_uncompressed=min(DEFAULT_LIMITS.max_total_uncompressed, self.max_total_uncompressed),
+            max_entries=self.max_entries,
         )
 
     def to_env(self) -> str:
@@ -45,7 +61,11 @@ class ServiceConfig:
     @classmethod
     def from_env(cls) -> ServiceConfig:
         raw = os.environ.get(ENV_CONFIG)
-        return cls(**json.loads(raw)) if raw else cls(token=os.environ.get(ENV_TOKEN) or None)
+        if not raw:
+            return cls(token=os.environ.get(ENV_TOKEN) or None)
+        values = json.loads(raw)
+        values["allowed_hosts"] = tuple(values.get("allowed_hosts", ()))
+        return cls(**values)
 
 
 def is_loopback(host: str) -> bool:

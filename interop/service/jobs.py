@@ -2,7 +2,8 @@
 
 Uploading to ``POST /migrations`` is how a user asks to catalog files, so only
 here are inputs stored: under ``<catalog data dir>/service/uploads/<job>/<n>/<name>``
-(the catalog records where each source lives). Outputs go to
+while the job runs, deleted when it ends (the catalog holds what was read from them)
+unless the server keeps uploads (``ServiceConfig.keep_uploads``). Outputs go to
 ``<data dir>/service/outputs/<target>/``. Job state is a JSON file per job,
 replaced atomically as the run advances, so any worker process of the server
 can answer ``GET /migrations/{id}``; one migration runs at a time per process.
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import threading
 import time
 from dataclasses import dataclass
@@ -101,7 +103,7 @@ def recent_jobs(catalog: Catalog, limit: int = 20) -> list[dict[str, Any]]:
 
 
 def start_job(
-    catalog: Catalog, uploads: list[Upload], targets: tuple[str, ...], *, wait: bool = False
+    catalog: Catalog, uploads: list[Upload], targets: tuple[str, ...], *, wait: bool = False, keep: bool = False
 ) -> dict[str, Any]:
     """Store the uploads, record the job as queued and run it in a thread; returns the first state."""
     paths = JobPaths.of(catalog)
@@ -129,7 +131,10 @@ def start_job(
     }
     _save(paths.state(job_id), state)
     thread = threading.Thread(
-        target=_run, args=(catalog, paths, dict(state), files, names, targets), name=f"migration-{job_id}", daemon=True
+        target=_run,
+        args=(catalog, paths, dict(state), files, names, targets, keep),
+        name=f"migration-{job_id}",
+        daemon=True,
     )
     thread.start()
     if wait:
@@ -145,6 +150,7 @@ def _run(
     files: list[Path],
     names: dict[str, str],
     targets: tuple[str, ...],
+    keep: bool = False,
 ) -> None:
     where = paths.state(state["id"])
     with _RUN_LOCK:
@@ -177,5 +183,7 @@ def _run(
             state.update(status="done", done=len(files), summary=data)
             state["imported"] = data["files"]["imported"]
             state["failed"] = data["files"]["failed"]
+        if not keep:  # not kept forever: the catalog holds what was read from them
+            shutil.rmtree(paths.uploads(state["id"]), ignore_errors=True)
         state["finished"] = time.time()
         _save(where, state)

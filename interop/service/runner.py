@@ -13,6 +13,7 @@ SIGINT/SIGTERM.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import multiprocessing
 import os
 import signal
@@ -24,6 +25,7 @@ from typing import Any
 import uvicorn
 
 from .config import ENV_CONFIG, ServiceConfig
+from .idle import PROTOCOL
 
 APP = "interop.service.app:app_from_env"
 UVICORN: dict[str, Any] = {
@@ -31,11 +33,13 @@ UVICORN: dict[str, Any] = {
     "server_header": False,
     "proxy_headers": False,
     "timeout_graceful_shutdown": 5,
+    "http": PROTOCOL,  # uvicorn's, plus a timeout for idle half-sent requests
 }
 
 
 def serve(config: ServiceConfig, host: str, port: int, workers: int = 1) -> None:
     """Serve until interrupted. Every worker builds its app from ``config`` (via the environment)."""
+    config = dataclasses.replace(config, allowed_hosts=(*config.allowed_hosts, host))  # its own name is fine
     os.environ[ENV_CONFIG] = config.to_env()
     if workers == 1 or not sys.platform.startswith("linux"):
         uvicorn.run(APP, factory=True, host=host, port=port, workers=workers, **UVICORN)

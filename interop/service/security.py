@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import hmac
 import json
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
+from urllib.parse import urlsplit
 
 from fastapi import Request
+from starlette.exceptions import HTTPException
 
 from ..errors import InteropError
 
@@ -39,12 +41,12 @@ def error_body(reason: str, *, file: str | None = None, location: str | None = N
 
 
 class BodyLimit:
-    """Reads the whole request body, up to ``max_bytes``, before the application sees any of it.
+    """Counts the request body as the application reads it and stops it past ``max_bytes``.
 
-    A ``Content-Length`` over the limit is refused at once; a chunked body is
-    counted as it arrives and refused the moment it passes the limit. Either
-    way nothing was parsed (no multipart spooling, no JSON), and the answer is
-    413 with the one-line reason. The body is then replayed to the app.
+    A ``Content-Length`` over the limit is refused at once, before anything is read; a chunked
+    (or lying) body is refused the moment it passes the limit: 413 with the one-line reason.
+    Nothing is buffered here: the multipart parser spools each file to disk as it arrives,
+    so a request holds its upload once (the bytes a reader gets), not three times.
     """
 
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
@@ -65,38 +67,62 @@ class BodyLimit:
             if too_big:
                 await _reply(send, 413, self._reason())
                 return
-        chunks: list[bytes] = []
         size = 0
-        while True:
+        started = False
+
+        async def counted() -> Message:
+            nonlocal size
             message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunk = message.get("body", b"")
-            size += len(chunk)
+            size += len(message.get("body", b""))
             if size > self.max_bytes:
-                await _reply(send, 413, self._reason())
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        body = b"".join(chunks)
-        scope.setdefault("state", {})["body_bytes"] = len(body)  # request.state.body_bytes
-        sent = False
+                # An HTTPException: FastAPI re-raises it from body parsing (anything else becomes a 400).
+                raise HTTPException(413, self._reason())
+            return message
 
-        async def replay() -> Message:
-            nonlocal sent
-            if not sent:
-                sent = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
 
-        await self.app(scope, replay, send)
+        try:
+            await self.app(scope, counted, watched)
+        except HTTPException as exc:  # raised while reading outside FastAPI's handlers
+            if started or exc.status_code != 413:
+                raise
+            await _reply(send, 413, str(exc.detail))
 
     def _reason(self) -> str:
         return f"request body exceeds the limit of {self.max_bytes} bytes"
 
 
-async def _reply(send: Send, status: int, reason: str) -> None:
+class HeavyRequests:
+    """At most ``limit`` uploads (POST/PUT/PATCH under ``/api/``) in progress at once per process;
+    more are answered 429 with ``Retry-After`` before their body is read. Each one in progress
+    holds its upload in memory while it is read and converted, so this bounds the memory of
+    concurrent large uploads (8 x 60 MB took the server from 0.1 to 1.3 GB)."""
+
+    def __init__(self, app: ASGIApp, limit: int, retry_after: int = 2) -> None:
+        self.app = app
+        self.limit = limit
+        self.retry_after = retry_after
+        self.active = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] not in BODY_METHODS or not scope["path"].startswith("/api/"):
+            await self.app(scope, receive, send)
+            return
+        if self.active >= self.limit:
+            reason = f"the server is busy with {self.active} uploads; retry in {self.retry_after} s"
+            await _reply(send, 429, reason, extra=[(b"retry-after", str(self.retry_after).encode())])
+            return
+        self.active += 1  # one event loop per process: no lock needed
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.active -= 1
+
+
+async def _reply(send: Send, status: int, reason: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:
     body = error_body(reason)
     await send(
         {
@@ -107,10 +133,71 @@ async def _reply(send: Send, status: int, reason: str) -> None:
                 (b"content-length", str(len(body)).encode()),
                 (b"connection", b"close"),
                 *SECURITY_HEADERS,
+                *(extra or []),
             ],
         }
     )
     await send({"type": "http.response.body", "body": body})
+
+
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
+WRITE_METHODS = BODY_METHODS | {"DELETE"}
+
+
+def host_name(host: str) -> str:
+    """``Host`` header -> the lower-case name without port or brackets (``[::1]:8080`` -> ``::1``)."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1 : host.find("]")] if "]" in host else host
+    return host.rsplit(":", 1)[0].rstrip(".") if host.count(":") == 1 else host.rstrip(".")
+
+
+def same_origin(origin: str, host: str) -> bool:
+    """Does the browser's ``Origin`` name this very server (scheme, name and port as in ``Host``)?"""
+    parts = urlsplit(origin.strip().lower())
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return False  # "null" (sandboxed frames, files) and anything else
+    default = "443" if parts.scheme == "https" else "80"
+    return _with_port(parts.netloc, default) == _with_port(host.strip().lower(), default)
+
+
+def _with_port(netloc: str, default: str) -> str:
+    if netloc.startswith("["):  # [IPv6]:port
+        name, _, rest = netloc.partition("]")
+        return f"{name}]:{rest.removeprefix(':') or default}"
+    name, _, port = netloc.partition(":")
+    return f"{name}:{port or default}"
+
+
+class LocalOnly:
+    """Without a token, a loopback server trusts whoever reaches it, so it makes sure that is
+    really a local client: the ``Host`` header must name this server (loopback names, the bound
+    host, ``allowed_hosts``), which defeats DNS rebinding (a hostile name resolved to 127.0.0.1
+    reading the catalog); and a write from a browser must come from the server's own origin,
+    which stops a page on another site, or another localhost port, posting to ``/migrations``.
+    With a token set, the token is the protection and this is not installed."""
+
+    def __init__(self, app: ASGIApp, allowed_hosts: Iterable[str]) -> None:
+        self.app = app
+        self.allowed = {*LOOPBACK_HOSTS, *(host_name(h) for h in allowed_hosts)}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {name.lower(): value.decode("latin-1") for name, value in scope["headers"]}
+        host = headers.get(b"host", "")
+        if host_name(host) not in self.allowed:
+            reason = f"Host {host!r} is not a name of this server (allowed: {', '.join(sorted(self.allowed))})"
+            await _reply(send, 403, reason)
+            return
+        origin = headers.get(b"origin")
+        if scope["method"] in WRITE_METHODS and origin is not None and not same_origin(origin, host):
+            await _reply(
+                send, 403, f"cross-origin request from {origin!r} refused (set a token to allow other clients)"
+            )
+            return
+        await self.app(scope, receive, send)
 
 
 SECURITY_HEADERS = [

@@ -10,8 +10,10 @@ Writing a document back into its own format changes nothing (identity rule).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from .. import findings
 from ..convert import as_card, as_lorebook
 from ..document import Document
 from ..formats.card_dates import DATE_FIELDS, record_of, restored_dates, translated_dates
@@ -26,6 +28,11 @@ NO_FLAT_KEYS = ("agnai-card", "risu-charx")
 ``memoryEntryToNative`` (common/memory.ts) keep keys, content, enabled, insertion_order (weight),
 priority, name, ... and drop each entry's ``extensions``; only the spec-required fields are added
 (no flat keys, and no ``@@dont_activate`` line: Agnai honours ``enabled`` itself)."""
+BY = "card-book writer (transforms.card_books)"
+ADDED_DETAIL = (
+    "added so that SillyTavern's importer (convertCharacterBook) loads the source's settings, "
+    "or required by the card spec"
+)
 V2_TARGETS = ("ccv2", "agnai-card")
 """Targets written as ``chara_card_v2``: V3-only dates go to the V2 stash untouched."""
 
@@ -35,9 +42,11 @@ def card_for(doc: Document, target: str) -> Card:
     card = as_card(doc)
     if doc.format == target or spec_of(card) == "v1":
         return card
-    update: dict[str, Any] = {
-        name: value for name, value in required_defaults().items() if not card.data.has(name)
-    }
+    update: dict[str, Any] = {name: value for name, value in required_defaults().items() if not card.data.has(name)}
+    for name, value in update.items():
+        findings.record(
+            "added", ("card", name), "a V3-required card field the source lacks", by=BY, value=json.dumps(value)
+        )
     update.update(_dates_for(card, doc.format, target))
     book = card.data.character_book
     if isinstance(book, Lorebook):
@@ -70,10 +79,15 @@ def book_for(doc: Document, target: str, book: Lorebook | None = None) -> Lorebo
     if doc.format == target:
         return book
     from_card, flat_keys = doc.card is not None, target not in NO_FLAT_KEYS
-    readable, _ = memoized(  # the same for every target of a migrate (and book reads as read-only)
-        "st_readable_book", book, (from_card, flat_keys),
+    readable, added = memoized(  # the same for every target of a migrate (and book reads as read-only)
+        "st_readable_book",
+        book,
+        (from_card, flat_keys),
         lambda: st_readable_book(book, from_card=from_card, flat_keys=flat_keys),
     )
+    journal = findings.current()
+    if journal is not None:  # recorded per write: the memo computes the book once per source
+        journal.added(added, ADDED_DETAIL, by=BY)
     return readable if target in NO_FLAT_KEYS else _risu_disabled_lines(readable)
 
 

@@ -308,10 +308,20 @@ def test_agnai_book_to_novelai_and_back_keeps_keys_and_numbers() -> None:
 # --- CLI --------------------------------------------------------------------------------------------------
 
 
+def _scenario_with_categories(tmp_path: Path) -> Path:
+    """The project's scenario holding the project's categorised book (veyra_v6), for runs without ../shared:
+    quiet_abbey's own book has no categories, which the test below needs (issue 23 item 12)."""
+    scenario = json.loads((PROJECT_CORPUS / "novelai" / "quiet_abbey.scenario").read_bytes())
+    scenario["lorebook"] = json.loads((PROJECT_CORPUS / "novelai" / "veyra_v6.lorebook").read_bytes())
+    path = tmp_path / "categorised.scenario"
+    path.write_text(json.dumps(scenario, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
 def test_cli_extracts_a_scenario_lorebook_and_inspects_it(tmp_path: Path) -> None:
     runner = CliRunner()
-    files = SHARED or [PROJECT_CORPUS / "novelai" / "quiet_abbey.scenario"]
-    source = next(p for p in [*files, PROJECT_CORPUS / "novelai" / "quiet_abbey.scenario"] if p.suffix == ".scenario")
+    shared = [p for p in SHARED if p.suffix == ".scenario"]
+    source = shared[0] if shared else _scenario_with_categories(tmp_path)
     out = tmp_path / "book.lorebook"
     result = runner.invoke(cli, ["convert", str(source), "--to", "novelai-lorebook", "-o", str(out)])
     assert result.exit_code == 0, result.output

@@ -28,6 +28,7 @@ def make_client(tmp_path: Path) -> Iterator[object]:
     def make(**config: object) -> TestClient:
         config.setdefault("db", f"sqlite:///{tmp_path / 'catalog.sqlite'}")
         config.setdefault("warm_up", False)  # ~0.15 s per app; test_parts checks it once
+        config.setdefault("allowed_hosts", ("testserver",))  # TestClient's Host; never a production default
         client = TestClient(create_app(ServiceConfig(**config)))  # type: ignore[arg-type]
         client.__enter__()
         clients.append(client)

@@ -299,7 +299,7 @@ class RisuRun:
         ident = raw.get("id")
         if ident is None:
             # Risu hashes the content (pickHashRand); any stable content hash serves the same purpose here.
-            ident = hashlib.sha1(_str(raw.get("content")).encode()).hexdigest()[:12]
+            ident = hashlib.sha1(_str(raw.get("content")).encode("utf-8", "surrogatepass")).hexdigest()[:12]
         return f"{prefix}{ident}"
 
     def run(self) -> Result:

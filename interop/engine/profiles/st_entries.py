@@ -323,7 +323,8 @@ class STEntry:
         self.character_filter = cf if isinstance(cf, dict) else None
         self.sources = tuple(name for flag, name in SOURCES if _flag(raw, flag))
         blob = json.dumps(raw, sort_keys=True, ensure_ascii=False, default=str)
-        self.hash = hashlib.sha1(f"{book}\x00{blob}".encode()).hexdigest()[:16]
+        # lone surrogates read (as in the apps), so they must hash too
+        self.hash = hashlib.sha1(f"{book}\x00{blob}".encode("utf-8", "surrogatepass")).hexdigest()[:16]
         self.index = -1  # position in the sorted pool
         self.seq = -1  # position in load order (books, then Object.values order)
         self.fast_primary: list[int | None] = []

@@ -28,6 +28,7 @@ from ...containers.charx import is_safe_member_name, read_zip
 from ...document import Document
 from ...errors import CorruptInputError, FormatError, InvalidCardError
 from ...jsonio import load_json
+from ...model.entry_limit import check_entries
 from ...model.versions import imported_card
 from ..registry import Format, Probe, ReadContext
 
@@ -172,7 +173,10 @@ def _read(data: bytes, ctx: ReadContext) -> Document:
         "creator": author.get("name") or "",
         "character_version": "",
     }
-    book = lorebook(character.get("loreItems"))
+    items = character.get("loreItems")
+    if isinstance(items, list):  # counted before any is converted
+        check_entries(len(items), limits=ctx.limits, file=ctx.filename, location=f"{character_path}: loreItems")
+    book = lorebook(items)
     if book is not None:
         data["character_book"] = book
     assets = _assets(archive, character, character_path, scenarios, doc)

@@ -42,6 +42,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from ... import findings
 from ...errors import InvalidCardError
 from ...jsonvalue import drop_empty, get_path, json_equal, pop_path, set_path
 from ...mappings import load as load_mapping
@@ -349,12 +350,20 @@ class _EntryStash:
         }
 
 
-def entry_to_risu(entry: dict[str, Any]) -> dict[str, Any]:
-    """One canonical entry dict as a raw Risu entry (the input is not modified)."""
+def entry_to_risu(entry: dict[str, Any], *, at: int | None = None) -> dict[str, Any]:
+    """One canonical entry dict as a raw Risu entry (the input is not modified).
+
+    ``at``: the entry's index in the book being written; what the rewrite cannot express is
+    then recorded in the conversion's journal (``interop.findings``) under ``("entry", at)``.
+    """
     d = copy.deepcopy(entry)
     ns, from_risu = _pop_namespace(d)
     content_absent = "content" not in d
     generated = entry_for_risu(d, ns.get("decorators"))
+    if at is not None:
+        journal = findings.current()
+        if journal is not None:
+            journal.conflicts(generated.losses.under("entry", at), by="risu writer (transforms.st_risu)")
     ext = d.pop("extensions", _MISSING)
 
     record = _EntryStash()
@@ -473,9 +482,17 @@ def folder_to_risu(record: dict[str, Any]) -> dict[str, Any]:
     return _ordered(out)
 
 
-def risu_entries_from_lorebook(book: Lorebook) -> list[dict[str, Any]]:
-    """A canonical Lorebook as Risu's raw ``loreBook`` list, folders back at their positions."""
-    entries = [entry_to_risu(entry.dump()) for entry in book.entries]
+def risu_entries_from_lorebook(book: Lorebook, *, record: bool = False) -> list[dict[str, Any]]:
+    """A canonical Lorebook as Risu's raw ``loreBook`` list, folders back at their positions.
+
+    ``record``: this is the conversion's output (not a check): record in the journal what Risu
+    will not honour (the ``risu`` platform's hazards, so the report need not run the rewrite again).
+    """
+    if record:
+        findings.cover("hazards:risu")
+        entries = [entry_to_risu(entry.dump(), at=index) for index, entry in enumerate(book.entries)]
+    else:
+        entries = [entry_to_risu(entry.dump()) for entry in book.entries]
     folders = book.ext(NS).get("folders")
     pending = [f for f in folders if isinstance(f, dict)] if isinstance(folders, list) else []
     pending.sort(key=lambda f: f["position"] if isinstance(f.get("position"), int) else len(entries))

@@ -58,11 +58,12 @@ def _read(data: bytes, ctx: ReadContext) -> Document:
     return doc
 
 
-def export_object(book: Lorebook, wrapper: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The export object for ``book``: type/ver first, entries, then the book stash if any."""
+def export_object(book: Lorebook, wrapper: dict[str, Any] | None = None, *, record: bool = False) -> dict[str, Any]:
+    """The export object for ``book``: type/ver first, entries, then the book stash if any
+    (``record``: the conversion's output, see ``risu_entries_from_lorebook``)."""
     head = dict(wrapper or {})
     out: dict[str, Any] = {"type": head.pop("type", EXPORT_TYPE), "ver": head.pop("ver", 1)}
-    out["data"] = risu_entries_from_lorebook(book)
+    out["data"] = risu_entries_from_lorebook(book, record=record)
     out.update(head)
     stash = Stash(keep=book_stash(book))
     if stash:
@@ -72,7 +73,7 @@ def export_object(book: Lorebook, wrapper: dict[str, Any] | None = None) -> dict
 
 def _write(doc: Document, ctx: WriteContext) -> bytes:
     wrapper = doc.native.get("wrapper") if doc.format == "risu-lorebook" else None
-    return dump_json(export_object(as_lorebook(doc), wrapper), pretty=ctx.pretty)
+    return dump_json(export_object(as_lorebook(doc), wrapper, record=True), pretty=ctx.pretty)
 
 
 def _describe(doc: Document) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from ...containers.risum import MODULE_TYPE, looks_like_risum, read_risum, write
 from ...convert import as_lorebook
 from ...document import Document
 from ...errors import InvalidCardError
+from ...jsonio import escape_lone_surrogates
 from ...jsonvalue import json_equal
 from ...model import Lorebook
 from ...model.stash import Stash, take
@@ -93,7 +94,9 @@ def _book_from_module(module: dict[str, Any], *, location: str, standalone: bool
     return book
 
 
-def module_from_book(book: Lorebook, *, standalone: bool = True, default_name: str | None = None) -> dict[str, Any]:
+def module_from_book(
+    book: Lorebook, *, standalone: bool = True, default_name: str | None = None, record: bool = False
+) -> dict[str, Any]:
     """The module object for ``book`` (entries, metadata, stash of what a module cannot hold).
 
     ``standalone=False`` (a CHARX's module): the card carries the book's own
@@ -109,7 +112,11 @@ def module_from_book(book: Lorebook, *, standalone: bool = True, default_name: s
         if book.has(name):
             module[name] = getattr(book, name)
     name = default_name or (book.name if isinstance(book.name, str) and book.name else "Lorebook")
-    defaults = {"name": name, "description": "", "id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"interop:risum:{name}"))}
+    defaults = {
+        "name": name,
+        "description": "",
+        "id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"interop:risum:{escape_lone_surrogates(name)}")),
+    }
     for key, value in defaults.items() if not isinstance(meta, dict) else ():
         if key not in module:
             module[key] = value
@@ -117,7 +124,7 @@ def module_from_book(book: Lorebook, *, standalone: bool = True, default_name: s
     folders = book.ext(NS).get("folders")
     held = module.pop("lorebook", [])  # the module's own lorebook value when it had no entries
     if book.entries or folders or held not in ("absent", None):
-        module["lorebook"] = risu_entries_from_lorebook(book)
+        module["lorebook"] = risu_entries_from_lorebook(book, record=record)  # record: the output's
     elif held is None:
         module["lorebook"] = None
     kept = book_stash(book, native=(f"extensions.{NS}.folders", f"extensions.{NS}.module")) if standalone else {}
@@ -170,7 +177,7 @@ def module_assets(doc: Document) -> list[bytes]:
 
 
 def module_bytes(doc: Document, book: Lorebook) -> bytes:
-    module = module_from_book(book)
+    module = module_from_book(book, record=True)
     rest = doc.native.get("payload") if doc.format == "risum" else None
     payload = {"module": module, "type": MODULE_TYPE, **(rest or {})}
     original = doc.native.get("module_json") if doc.format == "risum" else None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections import Counter
 from typing import Any
 
 from ...model import Lorebook, LorebookEntry
@@ -13,12 +12,12 @@ from .model import ADDED_FIELDS, CARD_FIELDS, NAMESPACE, book_ext
 from .world import st_exported_use_regex
 from .write_entry import Fill
 
-Added = dict[str, Counter[str]]
+Added = list[tuple[tuple[str | int, ...], str]]
+"""What the writer adds to the source's entries: (report path, value as JSON), e.g.
+``(("entry", 2, "extensions", "vectorized"), "false")``."""
 
 
-def st_readable_book(
-    book: Lorebook, *, from_card: bool = False, flat_keys: bool = True
-) -> tuple[Lorebook, Added]:
+def st_readable_book(book: Lorebook, *, from_card: bool = False, flat_keys: bool = True) -> tuple[Lorebook, Added]:
     """``book`` as every card-book writer writes it: what SillyTavern needs to load the same settings.
 
     Each entry keeps its fields and its ``extensions.sillytavern`` namespace (our round trip) and
@@ -26,12 +25,12 @@ def st_readable_book(
     ``sillytavern-card`` writer's, from ``card_book_from_lorebook``; a flat key the entry already
     has is kept as it is), and (2) the V3-required fields it lacks, with the value ST would apply
     (``enabled: true`` unless disabled, ``insertion_order`` = ST's order, ``use_regex: false``
-    unless every key is a ``/regex/``). Returns the book and the added defaults
-    (``{field: Counter(value as JSON)}``) for the report. ``flat_keys=False`` adds only (2): for a
-    target whose app never reads entry ``extensions`` (Agnai).
+    unless every key is a ``/regex/``). Returns the book and every field it added to an entry
+    (``Added``), which the card-book writers record in the conversion's journal.
+    ``flat_keys=False`` adds only (2): for a target whose app never reads entry ``extensions`` (Agnai).
     """
     card = card_book_from_lorebook(book, from_card=from_card)
-    added: Added = {}
+    added: Added = []
     entries = []
     native_world = book_ext(book).native_world is True
     for index, (entry, written) in enumerate(zip(book.entries, card["entries"], strict=True)):
@@ -40,35 +39,59 @@ def st_readable_book(
     return book.model_copy(update={"entries": entries}), added
 
 
-def _count(added: Added, name: str, value: Any) -> None:
-    added.setdefault(name, Counter())[json.dumps(value)[:40]] += 1
+def _count(added: Added, index: int, path: tuple[str, ...], value: Any) -> None:
+    added.append((("entry", index, *path), _as_json(value)))
 
 
-def _add_required(entry: LorebookEntry, raw: dict[str, Any], written: dict[str, Any], added: Added) -> None:
+_SCALARS: dict[tuple[type, Any], str] = {}
+"""JSON of the scalar defaults the writers add (``false``, ``""``, ``100``): the same few values every time."""
+
+
+def _as_json(value: Any) -> str:
+    if type(value) not in (str, int, bool, float, type(None)):
+        return json.dumps(value, ensure_ascii=False)
+    key = (type(value), value)
+    text = _SCALARS.get(key)
+    if text is None:
+        text = json.dumps(value, ensure_ascii=False)
+        if len(_SCALARS) < 1024:
+            _SCALARS[key] = text
+    return text
+
+
+def _add_required(entry: LorebookEntry, index: int, raw: dict[str, Any], written: dict[str, Any], added: Added) -> None:
     """The V3-required fields and ST's top-level fallbacks the entry lacks, as ST would apply them."""
     for name, _native in REQUIRED_ENTRY_FIELDS:
         if name not in raw and name != "extensions":
             value = entry.use_regex is True if name == "use_regex" else written[name]
             raw[name] = value
-            _count(added, name, value)
+            _count(added, index, (name,), value)
     for name, _native, fallback in ST_TOP_LEVEL:
         if name not in raw and written.get(name) is not None and written[name] != fallback:
             raw[name] = written[name]
-            _count(added, name, written[name])
+            _count(added, index, (name,), written[name])
 
 
 def _readable_entry(
-    entry: LorebookEntry, index: int, written: dict[str, Any], added: Added, fill: Fill,
-    book_native_world: bool, flat_keys: bool = True,
+    entry: LorebookEntry,
+    index: int,
+    written: dict[str, Any],
+    added: Added,
+    fill: Fill,
+    book_native_world: bool,
+    flat_keys: bool = True,
 ) -> LorebookEntry:
     raw = entry.dump()
     before = set(raw)
-    _add_required(entry, raw, written, added)
+    _add_required(entry, index, raw, written, added)
     added_here = [n for n in raw if n not in before]
     extensions = dict(raw["extensions"]) if isinstance(raw.get("extensions"), dict) else {}
-    if "extensions" not in raw:
-        added.setdefault("extensions", Counter())["{}"] += 1
     flat = _flat_to_write(index, written, extensions) if flat_keys else {}
+    for key in flat:
+        if key not in extensions:
+            _count(added, index, ("extensions", key), flat[key])
+    if "extensions" not in raw and not flat:
+        _count(added, index, ("extensions",), {})
     extensions.update(flat)
     extra = _namespace_extra(entry, written, extensions, fill)
     # A world file written back leaves out again what it lacked: spec fields, and fields
@@ -78,6 +101,9 @@ def _readable_entry(
         extra[ADDED_FIELDS] = added_here
     if extra:
         ns = entry.ext(NAMESPACE).get("entry")
+        for key, value in extra.items():
+            if not isinstance(ns, dict) or key not in ns:
+                _count(added, index, ("extensions", NAMESPACE, "entry", key), value)
         ours = extensions.get(NAMESPACE) if isinstance(extensions.get(NAMESPACE), dict) else {}
         extensions[NAMESPACE] = {**ours, "entry": {**(ns if isinstance(ns, dict) else {}), **extra}}
     raw["extensions"] = extensions

@@ -29,7 +29,7 @@ from typing import Any
 
 from ...convert import as_card
 from ...document import Document
-from ...errors import InteropError, InvalidCardError
+from ...errors import InteropError, InvalidCardError, LimitExceededError
 from ...mappings import load
 from ...model import CardData
 from ...model.versions import imported_card, to_v3
@@ -75,6 +75,8 @@ def _detect(probe: Probe) -> int:
         return 0
     try:
         obj = _parse(data, probe.filename, probe.limits, probe)
+    except LimitExceededError:
+        return 100  # has the character keys but is over a limit: the reader says which (not "unknown format")
     except InteropError:
         return 0
     return 100 if is_character(obj) else 0

@@ -1,0 +1,111 @@
+"""The findings vocabulary as the report uses it, and how a conversion's journal is folded in.
+
+The vocabulary itself (``Fate``, ``FATE_ORDER``, ``Finding``, ``Journal``) lives in
+``interop.findings``, the bottom layer, so that writers and transforms can record; it is
+re-exported here for the report's views. ``fold`` puts a writer's journal into a report:
+an ``added`` finding becomes a line of ``report.added``, a ``lost`` / ``changed`` finding worsens
+the item it names (as a platform hazard does), and a finding about something that is no source
+field (the card a standalone lorebook was wrapped in) becomes a warning as well, so it is never
+silent.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from ..findings import FATE_ORDER, FATE_RANK, TABLE_FATES, TABLE_NAMES, Fate, Finding, Journal, worst
+from ..mappings import Fate as TableFate
+from .hooks import Finding as HazardFinding
+from .paths import render
+
+if TYPE_CHECKING:
+    from .report import FidelityReport
+
+__all__ = [
+    "FATE_ORDER",
+    "FATE_RANK",
+    "TABLE_FATES",
+    "TABLE_NAMES",
+    "Fate",
+    "Finding",
+    "Journal",
+    "added_lines",
+    "hazard_findings",
+    "worst",
+]
+
+SAME_VALUES_SHOWN = 3
+"""Distinct values of one added field listed; more are counted (as ``added.added_fields``)."""
+
+
+def hazard_findings(journal: Journal, fates: tuple[Fate, ...] = ("lost", "changed")) -> list[HazardFinding]:
+    """The journal's findings of ``fates`` as the report's item findings (table fate names)."""
+    found = []
+    for finding in journal:
+        if finding.fate in fates:
+            fate: TableFate = TABLE_NAMES[finding.fate]  # type: ignore[assignment]
+            found.append(HazardFinding(finding.path, fate, finding.detail))
+    return found
+
+
+_ENTRY_NAMES: dict[tuple[object, ...], str] = {}
+
+
+def _name(path: tuple[object, ...]) -> str:
+    """``("entry", 3, "extensions", "x")`` as an added line names it: ``entry.extensions.x``."""
+    if len(path) > 2 and path[0] == "entry" and type(path[1]) is int:
+        tail = path[2:]
+        name = _ENTRY_NAMES.get(tail)
+        if name is None:  # a field is rendered once per run, not once per entry and report
+            name = "entry." + render(tail)  # type: ignore[arg-type]
+            if len(_ENTRY_NAMES) < 4096:
+                _ENTRY_NAMES[tail] = name
+        return name
+    return render(path)  # type: ignore[arg-type]
+
+
+def added_lines(findings: list[Finding]) -> list[str]:
+    """``added`` findings as report lines: ``entry.extensions.vectorized = false (5 entries)``.
+
+    Per-entry paths (``("entry", 3, ...)``) are counted together under ``entry.<field>``.
+    """
+    per_entry: Counter[tuple[str, str]] = Counter()
+    others: dict[tuple[str, str], None] = {}
+    for finding in findings:
+        path, value = finding.path, finding.value
+        if value is None:
+            continue  # not a field: fold_added words it
+        if len(path) > 2 and path[0] == "entry" and type(path[1]) is int:
+            per_entry[(_name(path), value)] += 1
+        else:
+            others[(_name(path), value)] = None
+    by_name: dict[str, list[tuple[str, int]]] = {}
+    for (name, value), count in per_entry.items():
+        by_name.setdefault(name, []).append((value, count))
+    lines = [f"{name} = {value}" for name, value in sorted(others)]
+    for name, values in sorted(by_name.items()):
+        values.sort()
+        total = sum(count for _, count in values)
+        if len(values) > SAME_VALUES_SHOWN:
+            lines.append(f"{name} = ({len(values)} different values) ({total} entries)")
+            continue
+        lines += [f"{name} = {value} ({count} entries)" for value, count in values]
+    return lines
+
+
+def fold_added(report: FidelityReport, journal: Journal) -> None:
+    """The journal's additions in ``report.added`` (a field the read-back comparison found already
+    stays as it is); an addition that is no field (a whole new card) is also a warning."""
+    added = journal.by_fate("added")
+    if not added:
+        return
+    have = {line.split(" = ", 1)[0] for line in report.added}  # what reading the output back found
+    report.added.extend(added_lines([f for f in added if f.value is not None and _name(f.path) not in have]))
+    for finding in added:
+        if finding.value is not None:
+            continue
+        line = f"{render(finding.path)}: {finding.detail}"
+        if line not in report.added:  # a writer may build the card twice
+            report.added.append(line)
+            report.warnings.append(finding.detail)

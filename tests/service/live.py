@@ -1,0 +1,61 @@
+"""A real server for the tests that need one (event loop, memory, sockets): ``runner.serve`` with a
+given ``ServiceConfig`` in a subprocess on a free loopback port."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from .conftest import free_port
+
+_SERVE = (
+    "import json, sys\n"
+    "from interop.service.config import ServiceConfig\n"
+    "from interop.service.runner import serve\n"
+    "serve(ServiceConfig(**json.loads(sys.argv[1])), '127.0.0.1', int(sys.argv[2]))\n"
+)
+
+
+@contextmanager
+def live_server(tmp: Path, **config: Any) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """(process, base URL) of a server answering on 127.0.0.1; stopped on exit."""
+    config.setdefault("db", f"sqlite:///{tmp / 'catalog.sqlite'}")
+    config.setdefault("warm_up", False)
+    port = free_port()
+    log = tmp / f"server-{port}.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _SERVE, json.dumps(config), str(port)], stdout=out, stderr=subprocess.STDOUT
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait_ready(proc, base, log)
+        yield proc, base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _wait_ready(proc: subprocess.Popen[bytes], base: str, log: Path) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited: {log.read_text()}")
+        try:
+            with urllib.request.urlopen(base + "/api/v1/formats", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError("server did not start within 60 s")

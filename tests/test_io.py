@@ -1,0 +1,76 @@
+"""interop.io: atomic writes that fail typed (issue 23 item 8) and get the umask (issue 21)."""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from interop import io as interop_io
+from interop.errors import OutputError
+from interop.io import write_atomic
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+class _FullDisk(io.FileIO):
+    """The temporary file, on a disk that is full: every write fails with ENOSPC."""
+
+    def write(self, data: Any) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def test_a_full_disk_is_an_output_error_and_leaves_no_temporary_file(tmp_path: Path, monkeypatch: Any) -> None:
+    def fdopen(fd: int, *args: Any, **kwargs: Any) -> Any:
+        return _FullDisk(fd, "wb")
+
+    monkeypatch.setattr(interop_io.os, "fdopen", fdopen)
+    with pytest.raises(OutputError, match="output could not be written safely: No space left on device") as info:
+        write_atomic(tmp_path / "card.json", b"{}")
+    assert info.value.file == str(tmp_path / "card.json")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_unwritable_place_is_an_output_error(tmp_path: Path) -> None:
+    (tmp_path / "file").write_bytes(b"x")
+    with pytest.raises(OutputError, match="output could not be written safely"):
+        write_atomic(tmp_path / "file" / "card.json", b"{}")  # a parent that is a file: also fails for root
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into a read-only (0555) folder anyway")
+def test_a_read_only_folder_is_an_output_error(tmp_path: Path) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    try:
+        with pytest.raises(OutputError, match="Permission denied"):
+            write_atomic(folder / "card.json", b"{}")
+    finally:
+        folder.chmod(0o755)
+
+
+def _write_under_umask(mask: int, path: Path) -> int:
+    code = (
+        "import os, sys; os.umask(int(sys.argv[1], 8)); from interop.io import write_atomic; "
+        "write_atomic(sys.argv[2], b'{}'); print(oct(os.stat(sys.argv[2]).st_mode & 0o777))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, oct(mask)[2:], str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    return int(out.stdout.strip(), 8)
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o027, 0o002, 0o077])
+def test_outputs_get_the_process_umask_not_0600(tmp_path: Path, mask: int) -> None:
+    # issue 21: mkstemp creates 0600; a plain open() would give 0666 & ~umask, so must the output
+    assert _write_under_umask(mask, tmp_path / "out.json") == 0o666 & ~mask
