@@ -18,6 +18,7 @@ from ..model.versions import as_displayed
 from .registry import WriteContext
 
 DEFAULT_AVATAR_SIZE = (400, 600)
+_AVATAR_MAX_BYTES = 16 * 1024  # generated avatars are 3-6 KB
 DATA_URL = "data:"
 _MIMETYPES = mimetypes.MimeTypes()  # Python's own table only: the same answer on every machine
 _MIME = {"png": "image/png", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp", "avif": "image/avif"}
@@ -115,13 +116,14 @@ def plain_picture(doc: Document, picture: bytes) -> bytes:
 def is_default_avatar(picture: bytes, name: object) -> bool:
     """Is ``picture`` (card chunks removed) the avatar ``default_avatar`` makes for a card named ``name``?
 
-    Such a picture was invented for a card that had none; it is no picture of the card. The size in the
-    header is checked first, so only a 400x600 PNG costs a rendering.
+    Such a picture was invented for a card that had none; it is no picture of the card. Rendering one
+    costs ~60 ms, so only a small (a few KB: one flat colour and a letter) 400x600 8-bit RGB PNG gets
+    that far; real pictures of that size are far larger.
     """
-    if not is_png(picture) or picture[12:16] != b"IHDR":
+    if len(picture) > _AVATAR_MAX_BYTES or not is_png(picture) or picture[12:16] != b"IHDR":
         return False
     width, height = int.from_bytes(picture[16:20], "big"), int.from_bytes(picture[20:24], "big")
-    if (width, height) != DEFAULT_AVATAR_SIZE:
+    if (width, height) != DEFAULT_AVATAR_SIZE or picture[24:26] != b"\x08\x02":  # bit depth 8, RGB
         return False
     return picture == default_avatar(name if isinstance(name, str) else None)
 
