@@ -195,6 +195,11 @@ def test_risu_sample_card(path: Path) -> None:
     assert [(a["type"], a["name"]) for a in assets] == [("emotion", name) for name, _ in expected]
     assert [doc.assets[a["uri"]] for a in assets] == [blob for _, blob in expected]
     assert sum(len(blob) for _, blob in expected) > 2_500_000
+    # The V1 chara's own fields stay (SillyTavern reads talkativeness from it), Risu's come over them.
+    chara = next(t for t in scan(source).texts if t.keyword == "chara")
+    v1 = json.loads(binascii.a2b_base64(bytes(chara.payload())))
+    assert json.loads(write(doc, "ccv3"))["data"]["extensions"]["talkativeness"] == v1["talkativeness"]
+    assert doc.card.data.character_book is None  # type: ignore[union-attr]  # globalLore is empty
     charx = write(doc, "risu-charx")
     with zipfile.ZipFile(io.BytesIO(charx)) as zf:
         card = json.loads(zf.read("card.json"))

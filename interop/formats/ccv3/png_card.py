@@ -235,7 +235,7 @@ def _read_legacy_risu(doc: Document, found: Extraction, ctx: ReadContext) -> Non
     except InteropError as exc:
         doc.warn(f"{chunk.location}: RisuAI's legacy chunk is unreadable ({exc.reason}); kept as it is")
         return
-    doc.card = legacy_card.card
+    doc.card = _over_the_v1_card(doc, doc.card, legacy_card.card)
     doc.assets.update(legacy_card.assets)
     for note in legacy_card.notes:
         doc.warn(note)
@@ -245,6 +245,29 @@ def _read_legacy_risu(doc: Document, found: Extraction, ctx: ReadContext) -> Non
     }
     if doc.image is not None:
         doc.image = splice_text_chunks(doc.image, [], lambda keyword: keyword.lower() == LEGACY_RISU_KEY)
+
+
+# What RisuAI's exportChar wrote into the V1 chara for fields the Risu character holds (its own values win).
+_EXPORT_PLACEHOLDERS = ("", "<START>", None)
+
+
+def _over_the_v1_card(doc: Document, v1: Card, risu: Card) -> Card:
+    """The V1 card upgraded to V3 (its own fields kept: SillyTavern reads them, e.g. talkativeness), with
+    the Risu character's fields, extensions and assets over it, as RisuAI read the chunk instead."""
+    base = to_v3(v1)
+    raw, risu_data = base.dump(), risu.dump()["data"]
+    data = raw.setdefault("data", {})
+    for key, value in risu_data.items():
+        if key == "extensions" and isinstance(value, dict) and isinstance(data.get(key), dict):
+            data[key] = {**data[key], **value}
+            continue
+        before = data.get(key)
+        if before not in _EXPORT_PLACEHOLDERS and before != value and not isinstance(before, list | dict):
+            doc.warn(f"the V1 card's {key} differs from RisuAI's legacy chunk; RisuAI's is used (as RisuAI read it)")
+        data[key] = value
+    card = Card.model_validate(raw)
+    card.filled = {path for path in base.filled if path.removeprefix("data.") not in risu_data}
+    return card
 
 
 def _risu_service() -> Any:

@@ -68,6 +68,8 @@ def read_legacy_chunk(
         if kept or not isinstance(pairs, list):
             character[key] = kept if isinstance(pairs, list) else pairs
             notes.append(f"{location}: {key} entries that are not [name, image bytes] stay in the Risu character")
+    if character.get("globalLore") == []:
+        del character["globalLore"]  # no lorebook: not an empty character_book
     character = _without_bytes(character, "", notes, location)
     card = card_from_risu_character(character)
     raw_card = card.dump()
