@@ -38,7 +38,7 @@ def fate_label(fate: str) -> str:
     return FATE_LABELS.get(fate, fate)
 
 
-Level = Literal["card", "book", "entry"]
+Level = Literal["card", "book", "entry", "chat", "message"]
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ target's kind, and defaults the target applies anyway, counted apart from ``lost
 Reports stored before this revision counted both as ``lost``; they keep those counts (0 here).
 
 Revision ID: 0006
-Revises: 0003
+Revises: 0004
 Create Date: 2026-11-27
 """
 
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0006"
-down_revision = "0003"  # the lead re-chains it after 0005 at merge (BOARD.md, Cross-edits)
+down_revision = "0004"  # chats' 0004; becomes "0005" when web's 0005 lands (BOARD.md, lead notes 22:55)
 branch_labels = None
 depends_on = None
 

@@ -8,7 +8,9 @@ from typing import Any
 
 import click
 
+from ..document import Document
 from ..errors import InteropError
+from ..fidelity.chats import chat_round_trip
 from ..fidelity.render import leg_view
 from ..fidelity.roundtrip import roundtrip
 from ..formats.registry import writable_formats
@@ -49,7 +51,6 @@ def command(
     exits 1. Fields a target only adds (its defaults) do not fail. A card without
     a lorebook cannot go to a lorebook format: that target is skipped.
     """
-    chosen = list(targets) or [f.name for f in writable_formats()]
     loaded = load_chats(chats) if chats else None
     failed = 0
     unreadable: list[Path] = []
@@ -60,7 +61,16 @@ def command(
         files.append({"path": str(path), "format": doc.format, "legs": legs})
         if not as_json:
             click.secho(f"{path} ({doc.format})", bold=True)
+        # By default a chat goes to the chat formats, a card or lorebook to the others.
+        chosen = list(targets) or [f.name for f in writable_formats() if (f.kind == "chat") == (doc.kind == "chat")]
         for target in chosen:
+            if doc.kind == "chat":
+                chat_leg = _chat_leg(doc, target)
+                failed += not chat_leg["ok"]
+                legs.append(chat_leg)
+                if not as_json:
+                    _print_chat_leg(doc, chat_leg)
+                continue
             try:
                 leg = roundtrip(doc, target, chats=loaded, seed=seed)
             except InteropError as exc:
@@ -84,3 +94,32 @@ def command(
         raise SystemExit(EXIT_INPUT)
     if failed:
         raise SystemExit(EXIT_CHECK_FAILED)
+
+
+def _chat_leg(doc: Document, target: str) -> dict[str, Any]:
+    """One chat there and back (``fidelity.chats.chat_round_trip``) as data; not ``ok`` when a
+    difference was not predicted (the chat report's own items stand in for a card leg's view)."""
+    try:
+        report, differences, unexpected = chat_round_trip(doc, target)
+    except InteropError as exc:
+        return {"target": target, "ok": False, "error": str(exc)}
+    return {
+        "target": target,
+        "back_format": doc.format,
+        "identical": not differences,
+        "ok": not unexpected,
+        "forward": report.to_json(),
+        "changes": [{"path": p, "predicted": p not in unexpected, "unpredicted": p in unexpected} for p in differences],
+    }
+
+
+def _print_chat_leg(doc: Document, leg: dict[str, Any]) -> None:
+    target = leg["target"]
+    if "error" in leg:
+        click.secho(f"  via {target}: error: {leg['error']}", fg="red")
+    elif leg["identical"]:
+        click.echo(f"  via {target} -> {doc.format}: identical")
+    for change in leg.get("changes", []):
+        mark = "!" if change["unpredicted"] else " "
+        tail = " (not predicted)" if change["unpredicted"] else ""
+        click.echo(f"  via {target} -> {doc.format}: {mark} {change['path']} differs{tail}")

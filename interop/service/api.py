@@ -28,7 +28,7 @@ from ..catalog.search import search_entries
 from ..containers.charx import find_zip, read_zip
 from ..conversion import convert_document, output_name, strict_reason
 from ..document import Document
-from ..engine import PROFILES, chat_from_transcript
+from ..engine import PROFILES, read_chat_bytes
 from ..engine.jsregex import regex_budget
 from ..engine.sidebyside import side_by_side
 from ..engine.sources import book_from_bytes
@@ -270,11 +270,18 @@ def validate(
 @cpu_bound
 def activate(
     request: Request,
-    book: Annotated[list[UploadFile], File(description="Lorebook file(s), pooled as the platform does.")],
-    chat: Annotated[UploadFile | None, File(description="Chat as JSON Lines (docs/engine.md).")] = None,
-    chat_text: Annotated[
-        str | None, Form(description="Or the chat pasted: JSON Lines, or one `Name: message` per line.")
+    book: Annotated[
+        list[UploadFile] | None,
+        File(description="Lorebook file(s), pooled as the platform does; optional when the chat carries its own."),
     ] = None,
+    chat: Annotated[
+        UploadFile | None,
+        File(
+            description="Chat in any chat format: SillyTavern JSONL, RisuAI or Agnai chat export, "
+            "interop chat JSONL, `Name: message` text (docs/chats.md)."
+        ),
+    ] = None,
+    chat_text: Annotated[str | None, Form(description="Or the chat pasted, in any of those formats.")] = None,
     platform: Annotated[list[str] | None, Form(description="Platforms (repeatable; default all but ccv3).")] = None,
     seed: Annotated[int, Form()] = 0,
 ) -> dict[str, Any]:
@@ -283,17 +290,35 @@ def activate(
     for name in platforms:
         if name not in PROFILES:
             raise InteropError(f"unknown platform {name!r}; choose from {', '.join(sorted(PROFILES))}")
-    uploads = [read_upload(f, limits) for f in book]
+    uploads = [read_upload(f, limits) for f in book or []]
     if chat is not None:
         chat_upload = read_upload(chat, limits)
-        conversation = chat_from_transcript(chat_upload.data, file=chat_upload.name)
+        conversation, chat_format, log = read_chat_bytes(chat_upload.data, file=chat_upload.name, limits=limits)
     elif chat_text and chat_text.strip():
-        conversation = chat_from_transcript(chat_text, file="chat")
+        conversation, chat_format, log = read_chat_bytes(chat_text, file="chat", limits=limits)
     else:
         raise InteropError("no chat given (upload `chat` or paste `chat_text`)", file="chat")
+    own_book = log.lorebook if log is not None else None
+    if own_book is not None and not (isinstance(own_book.name, str) and own_book.name):
+        own_book = own_book.model_copy(update={"name": (log.book_name or log.title or "chat") if log else "chat"})
+    if not uploads and own_book is None:
+        raise InteropError("no lorebook given (upload `book`, or a chat that carries its own book)", file="book")
     books = {p: [book_from_bytes(u.data, u.name, p, limits=limits) for u in uploads] for p in platforms}
+    if own_book is not None:  # the chat's own book (Risu localLore, a stashed world) is pooled with the others
+        for pooled in books.values():
+            pooled.append(own_book)
     result = side_by_side(books, conversation, seed=seed)
-    return {"books": [u.name for u in uploads], "messages": len(conversation.messages), **result.to_json()}
+    bound = (
+        (log.book_name or (own_book.name if own_book is not None and isinstance(own_book.name, str) else None))
+        if log
+        else None
+    )
+    return {
+        "books": [u.name for u in uploads],
+        "messages": len(conversation.messages),
+        "chat": {"format": chat_format, "bound_book": bound},
+        **result.to_json(),
+    }
 
 
 # --- catalog -------------------------------------------------------------------------------------------
