@@ -103,7 +103,12 @@ class FidelityReport:
                 return orjson.dumps(data, default=str).decode()
             except TypeError:  # a lone surrogate or a non-string key: the stdlib writes those
                 pass
-        return json.dumps(data, ensure_ascii=False, default=str)
+        text = json.dumps(data, ensure_ascii=False, default=str)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: escaped ("\ud800"), so the catalog can store it
+            return json.dumps(data, ensure_ascii=True, default=str)
+        return text
 
     def to_json(self) -> dict[str, Any]:
         return {
