@@ -25,8 +25,10 @@ ODD = PROJECT_CORPUS / "sillytavern" / "odd_values_world.json"
 
 
 def cli_report(tmp_path: Path) -> tuple[list[str], list[str]]:
-    """(stdout lines, stderr lines) of ``interop convert ODD --to ccv3``, as wide as the page is."""
-    result = CliRunner().invoke(cli, ["convert", str(ODD), "--to", "ccv3", "-o", str(tmp_path / "cli.json")])
+    """(stdout lines, stderr lines) of ``interop convert ODD --to ccv3 --details`` (the page lists every
+    added field, as --details does; without it many are packed per object)."""
+    args = ["convert", str(ODD), "--to", "ccv3", "-o", str(tmp_path / "cli.json"), "--details"]
+    result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
     return result.stdout.splitlines(), result.stderr.splitlines()
 
