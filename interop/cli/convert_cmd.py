@@ -9,30 +9,36 @@ from typing import Any
 import click
 
 from ..api import read
+from ..chatbook import attach_bound_book
 from ..conversion import convert_document, output_name, strict_reason
-from ..engine import load_chat
 from ..fidelity.render import summary_lines
 from ..io import read_limited, write_atomic
 from ..terminal import printable
+from .activate_cmd import read_chat
 from .common import current_limits, format_choice
 from .exits import EXIT_CHECK_FAILED
 
 
 def load_chats(paths: tuple[str, ...]) -> list[Any]:
-    """Chats for ``--behaviour``: JSONL files, or every ``*.jsonl`` in a folder (sorted)."""
-    files: list[Path] = []
+    """Chats for ``--behaviour``: chat files in any chat format (``-``: standard input), or every
+    ``*.jsonl`` in a folder (sorted)."""
+    files: list[str] = []
     for raw in paths:
         path = Path(raw)
-        files.extend(sorted(path.glob("*.jsonl")) if path.is_dir() else [path])
-    return [load_chat(f) for f in files]
+        if raw != "-" and path.is_dir():
+            files.extend(str(f) for f in sorted(path.glob("*.jsonl")))
+        else:
+            files.append(raw)
+    return [read_chat(f) for f in files]
 
 
 behaviour_option = click.option(
     "--behaviour",
     "chats",
     multiple=True,
-    type=click.Path(exists=True),
-    help="Chat JSONL file or folder (repeatable): also report entries that fire differently on the target.",
+    type=click.Path(exists=True, allow_dash=True),
+    help="Chat file in any chat format (docs/chats.md), '-' for standard input, or a folder of *.jsonl chats "
+    "(repeatable): also report entries that fire differently on the target.",
 )
 seed_option = click.option("--seed", default=0, show_default=True, help="Seed for probability rolls (--behaviour).")
 
@@ -91,6 +97,9 @@ def command(
     each entry that fires differently on the target is an approximated item.
     """
     doc = read(source, format=source_format, limits=current_limits())
+    bound = attach_bound_book(doc, source, limits=current_limits())  # a chat's world bound by name
+    if bound:
+        click.echo(f"note: {printable(bound)}", err=True)
     image_bytes = read_limited(image, current_limits().max_file_bytes) if image else None
     conversion = convert_document(
         doc,

@@ -27,6 +27,7 @@ from ..catalog.run import RunSummary, migrate
 from ..errors import CatalogError
 from ..formats.registry import get_format, writable_formats
 from ..jsonio import escape_lone_surrogates
+from ..mappings import FATES, fate_label
 from ..terminal import printable_tree
 from .common import NOT_CARD_SUFFIXES, current_limits, db_option, iter_inputs
 from .exits import EXIT_CHECK_FAILED, EXIT_INPUT, EXIT_USAGE
@@ -83,13 +84,13 @@ def print_summary(summary: RunSummary) -> None:
     if data["targets"]:
         header = f"{'target':<22}{'written':>8}{'skipped':>8}{'failed':>8}"
         if summary.fidelity:
-            header += "".join(f"{f:>13}" for f in ("kept", "translated", "stashed", "approximated", "lost"))
+            header += "".join(f"{fate_label(f):>15}" for f in FATES)
         click.echo()
         click.echo(header)
         for name, t in data["targets"].items():
             line = f"{name:<22}{t['written']:>8}{t['skipped']:>8}{t['failed']:>8}"
             if t["fates"] is not None:
-                line += "".join(f"{n:>13}" for n in t["fates"].values())
+                line += "".join(f"{t['fates'].get(f, 0):>15}" for f in FATES)
             click.echo(line)
             for reason, count in t["skip_reasons"].items():
                 click.echo(f"  skipped {count}: {reason}")

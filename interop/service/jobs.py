@@ -26,7 +26,7 @@ from ..catalog.pipeline import FileOutcome
 from ..catalog.run import RunSummary, migrate
 from ..errors import CatalogError, InteropError
 from ..io import write_atomic
-from .uploads import Upload
+from .uploads import SpooledUpload, Upload
 
 PROGRESS_EVERY_S = 0.2
 _RUN_LOCK = threading.Lock()
@@ -103,7 +103,12 @@ def recent_jobs(catalog: Catalog, limit: int = 20) -> list[dict[str, Any]]:
 
 
 def start_job(
-    catalog: Catalog, uploads: list[Upload], targets: tuple[str, ...], *, wait: bool = False, keep: bool = False
+    catalog: Catalog,
+    uploads: list[Upload | SpooledUpload],
+    targets: tuple[str, ...],
+    *,
+    wait: bool = False,
+    keep: bool = False,
 ) -> dict[str, Any]:
     """Store the uploads, record the job as queued and run it in a thread; returns the first state."""
     paths = JobPaths.of(catalog)
@@ -113,7 +118,10 @@ def start_job(
     names: dict[str, str] = {}
     for number, upload in enumerate(uploads):
         path = folder / str(number) / upload.name
-        write_atomic(path, upload.data, fsync=False)
+        if isinstance(upload, SpooledUpload):
+            upload.save(path)  # copied from the spool, never held in memory
+        else:
+            write_atomic(path, upload.data, fsync=False)
         files.append(path)
         names[str(path)] = upload.name
     state: dict[str, Any] = {

@@ -582,7 +582,7 @@ def test_mapping_table_targets_are_registered_formats() -> None:
     table = load("risu")
     for name in table.formats:
         assert get_format(name).platform == "risu"
-    assert set(table.targets) == {"risu-lorebook", "risum", "risu-charx"}
+    assert set(table.targets) == {"risu-lorebook", "risum", "risu-charx", "risu-chat"}
     assert table.rule_for("risu-lorebook", "entry.extensions.sillytavern.entry.trigger_percent").fate == "translated"
     assert table.rule_for("risu-lorebook", "entry.extensions.sillytavern.entry.sticky").fate == "stashed"
     assert table.rule_for("risu-lorebook", "entry.priority").fate == "stashed"

@@ -14,7 +14,7 @@ from functools import partial
 
 from ...transforms.for_risu import book_losses
 from ..registry import Platform, register_platform
-from . import card, legacy_png, lorebook, module
+from . import card, chat, legacy_png, lorebook, module
 from .entries import NS, lorebook_from_risu_entries, risu_entries_from_lorebook
 
 __all__ = ["PLATFORM", "lorebook_from_risu_entries", "risu_entries_from_lorebook"]
@@ -50,4 +50,5 @@ PLATFORM = register_platform(
     *lorebook.FORMATS,
     *module.FORMATS,
     *card.FORMATS,
+    *chat.FORMATS,
 )
