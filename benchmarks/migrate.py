@@ -690,7 +690,7 @@ def typical_runs(args: argparse.Namespace, work: Path, backends: Backends, pg: P
                 label = f"{backend}, --jobs 1" + (f" #{round_no + 1}" if args.repeat > 1 else "") + tag
                 summary = run_migrate(typical, out, url, args.to, 1, tree)
                 measured = report_run(label, summary)
-                if tree is None and (backend not in best or measured[1] > best[backend][1]):
+                if tree is None and (backend not in best or measured[0] > best[backend][0]):
                     best[backend], shares[backend] = measured, report_share(summary)
     for backend, make_url in backends:
         out, url = fresh(work, f"typical-{backend}-j2", make_url)

@@ -6,9 +6,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .model import Card, Lorebook
+from .model.chat import ChatLog
 from .model.versions import as_displayed
 
-Kind = Literal["card", "lorebook"]
+Kind = Literal["card", "lorebook", "chat"]
 
 
 @dataclass
@@ -35,9 +36,13 @@ class Document:
     native: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     source: str | None = None
+    chat: ChatLog | None = None
+    """Set for chat formats (``sillytavern-chat``, ``risu-chat``, ...); ``book`` is its lorebook."""
 
     @property
     def kind(self) -> Kind:
+        if self.chat is not None:
+            return "chat"
         return "card" if self.card is not None else "lorebook"
 
     @property
@@ -45,6 +50,8 @@ class Document:
         """The lorebook: the standalone one, or the card's ``character_book``."""
         if self.lorebook is not None:
             return self.lorebook
+        if self.chat is not None:
+            return self.chat.lorebook
         if self.card is None:
             return None
         # A V1 file written by interop keeps the higher-version card (and its book) in its stash.
@@ -56,6 +63,8 @@ class Document:
             name = as_displayed(self.card).data.name
             if isinstance(name, str):
                 return name
+        if self.chat is not None:
+            return self.chat.title or self.chat.character
         book = self.book
         if book is not None and isinstance(book.name, str):
             return book.name

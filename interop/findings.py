@@ -45,6 +45,8 @@ TABLE_FATES: dict[str, Fate] = {
     "approximated": "changed",
     "translated": "moved",
     "stashed": "stashed",
+    "kept_default": "kept (default)",
+    "not_applicable": "not applicable",
     "kept": "kept",
 }
 """The mapping tables' and ``Conflict``'s fate names (``interop.mappings.FATES``) in this vocabulary."""
@@ -55,8 +57,8 @@ TABLE_NAMES: dict[Fate, str] = {
     "added": "translated",
     "moved": "translated",
     "stashed": "stashed",
-    "kept (default)": "kept",
-    "not applicable": "kept",
+    "kept (default)": "kept_default",
+    "not applicable": "not_applicable",
     "kept": "kept",
 }
 """A fate as the report's table-fate items name it (until the report's items use this vocabulary)."""

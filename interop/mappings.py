@@ -18,11 +18,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from .findings import FATE_RANK, TABLE_FATES
 from .resources import data_dir
 
-Fate = Literal["kept", "translated", "stashed", "approximated", "lost"]
-FATES: tuple[Fate, ...] = ("kept", "translated", "stashed", "approximated", "lost")
-Level = Literal["card", "book", "entry"]
+Fate = Literal["kept", "not_applicable", "kept_default", "translated", "stashed", "approximated", "lost"]
+FATES: tuple[Fate, ...] = tuple(sorted(TABLE_FATES, key=lambda f: -FATE_RANK[TABLE_FATES[f]]))  # type: ignore[assignment]
+"""The tables' and reports' fates, best to worst, in the one order of ``interop.findings.FATE_ORDER``
+(reports, counts, the catalog columns and the docs use it).
+
+``not_applicable``: the field has no place in the target's kind (a card's description in a
+lorebook file); ``kept_default``: the field did not come back, but its value is what the
+target applies anyway when it is absent (``use_regex: false`` in a SillyTavern world).
+Neither is a loss a user would miss, so each is counted apart from ``lost``."""
+FATE_LABELS: dict[str, str] = {f: TABLE_FATES[f] for f in ("not_applicable", "kept_default")}
+"""How a fate is written for people (the fate itself is the identifier in JSON and the catalog)."""
+
+
+def fate_label(fate: str) -> str:
+    return FATE_LABELS.get(fate, fate)
+
+
+Level = Literal["card", "book", "entry", "chat", "message"]
 
 
 @dataclass(frozen=True)
@@ -58,6 +74,10 @@ class TargetRule:
     how: str = ""
     where: str = ""
     why: str = ""
+    default: Any = None
+    has_default: bool = False
+    """The target applies ``default`` when the field is absent: a source value equal to it that
+    does not come back is ``kept_default``, not lost."""
 
     @property
     def detail(self) -> str:
@@ -157,7 +177,15 @@ def _parse(raw: dict[str, Any], source: str) -> Mapping:
         )
         targets = {
             name: tuple(
-                TargetRule(r["canonical"], r["fate"], r.get("how", ""), r.get("where", ""), r.get("why", ""))
+                TargetRule(
+                    r["canonical"],
+                    r["fate"],
+                    r.get("how", ""),
+                    r.get("where", ""),
+                    r.get("why", ""),
+                    r.get("default"),
+                    "default" in r,
+                )
                 for r in rules
             )
             for name, rules in raw.get("targets", {}).items()

@@ -181,7 +181,7 @@ class CardSource(Base):
 
 
 class LorebookSource(Base):
-    """Provenance: this file carried this lorebook (``standalone`` or ``embedded`` in a card)."""
+    """Provenance: this file carried this lorebook (``standalone``, ``embedded`` in a card, or a ``chat``'s own)."""
 
     __tablename__ = "lorebook_sources"
 
@@ -190,6 +190,38 @@ class LorebookSource(Base):
         ForeignKey("lorebooks.id", ondelete="CASCADE"), primary_key=True, index=True
     )
     role: Mapped[str] = mapped_column(String(16))
+
+
+class Chat(Base):
+    """A chat (SillyTavern, RisuAI, Agnai, interop): which character, how many messages, which book."""
+
+    __tablename__ = "chats"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    content_hash: Mapped[str] = mapped_column(SHA, unique=True)
+    character: Mapped[str | None] = mapped_column(Text, index=True)
+    """The chat's character (a group chat: its speakers, comma-separated)."""
+    user_name: Mapped[str | None] = mapped_column(Text)
+    title: Mapped[str | None] = mapped_column(Text)
+    is_group: Mapped[bool] = mapped_column(Boolean)
+    message_count: Mapped[int] = mapped_column(Integer)
+    first_time: Mapped[int | None] = mapped_column(BigInteger)
+    """Unix ms of the first dated message (None: the file has no dates)."""
+    last_time: Mapped[int | None] = mapped_column(BigInteger)
+    bound_book: Mapped[str | None] = mapped_column(Text)
+    """The lorebook the chat binds by name (SillyTavern ``chat_metadata.world_info``)."""
+    lorebook_id: Mapped[int | None] = mapped_column(ForeignKey("lorebooks.id"), index=True)
+    """The chat's own lorebook when the file or its bound world holds one (Risu ``localLore``)."""
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ChatSource(Base):
+    """Provenance: this file carried this chat."""
+
+    __tablename__ = "chat_sources"
+
+    source_file_id: Mapped[int] = mapped_column(ForeignKey("source_files.id", ondelete="CASCADE"), primary_key=True)
+    chat_id: Mapped[int] = mapped_column(ForeignKey("chats.id", ondelete="CASCADE"), primary_key=True, index=True)
 
 
 class Migration(Base):
@@ -201,7 +233,7 @@ class Migration(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     source_file_id: Mapped[int] = mapped_column(ForeignKey("source_files.id", ondelete="CASCADE"))
     item_kind: Mapped[str] = mapped_column(String(16))
-    """``card`` or ``lorebook``: what the source held."""
+    """``card``, ``lorebook`` or ``chat``: what the source held."""
     card_id: Mapped[int | None] = mapped_column(ForeignKey("cards.id"), index=True)
     lorebook_id: Mapped[int | None] = mapped_column(ForeignKey("lorebooks.id"), index=True)
     target: Mapped[str] = mapped_column(String(64))
@@ -228,6 +260,8 @@ class FidelityReport(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     migration_id: Mapped[int] = mapped_column(ForeignKey("migrations.id", ondelete="CASCADE"), unique=True)
     kept: Mapped[int] = mapped_column(Integer)
+    not_applicable: Mapped[int] = mapped_column(Integer, server_default="0")
+    kept_default: Mapped[int] = mapped_column(Integer, server_default="0")
     translated: Mapped[int] = mapped_column(Integer)
     stashed: Mapped[int] = mapped_column(Integer)
     approximated: Mapped[int] = mapped_column(Integer)

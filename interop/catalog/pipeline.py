@@ -14,11 +14,14 @@ import time
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..api import read_bytes, write_with_journal
+from ..chatbook import attach_bound_book
 from ..document import Document
 from ..errors import ConversionError, InteropError
 from ..fidelity import fidelity_report
+from ..fidelity.chats import chat_report
 from ..findings import Journal
 from ..formats.registry import get_format
 from ..io import read_limited, write_atomic
@@ -74,6 +77,8 @@ class RunConfig:
     """sha256 -> {target: (output path, output sha256), or None if skipped} already recorded as finished."""
     pretty: bool = True
     limits: Limits = DEFAULT_LIMITS
+    options: dict[str, Any] = field(default_factory=dict)
+    """Writer options (``WriteContext.options``), e.g. ``embed_picture``."""
 
 
 _SLUG = re.compile(r"[^\w.-]+", re.UNICODE)
@@ -131,7 +136,7 @@ def _internal(exc: BaseException) -> str:
 def convert_target(config: RunConfig, doc: Document, sha256: str, target: str, source: Path) -> TargetOutcome:
     start = time.perf_counter()
     try:
-        written = write_with_journal(doc, target, pretty=config.pretty)
+        written = write_with_journal(doc, target, pretty=config.pretty, **config.options)
     except ConversionError as exc:
         return TargetOutcome(target, "skipped", reason=exc.reason, convert_ms=_ms(start))
     except InteropError as exc:
@@ -164,7 +169,10 @@ def _add_report(
     ``data`` already read (the source itself when the output is the input file)."""
     start = time.perf_counter()
     try:
-        report = fidelity_report(doc, target, data, journal=journal, output_doc=read)
+        if doc.kind == "chat" and get_format(target).kind == "chat":  # judged by its two read-backs
+            report = chat_report(doc, target, data, journal=journal)
+        else:
+            report = fidelity_report(doc, target, data, journal=journal, output_doc=read)
         outcome.counts = {k: int(v) for k, v in report.counts.items()}
         outcome.has_losses = bool(report.has_losses)
         outcome.report_json = report.to_json_text()
@@ -196,6 +204,9 @@ def process_file(config: RunConfig, path: Path) -> FileOutcome:
     try:
         doc = read_bytes(data, filename=str(path), limits=config.limits)
         fmt = get_format(doc.format)
+        note = attach_bound_book(doc, path)  # a chat's world bound by name: catalogued and carried with it
+        if note and doc.chat is not None and doc.chat.lorebook is None:
+            doc.warn(note)
         outcome.item = item_record(doc)
     except InteropError as exc:
         outcome.status, outcome.error = "failed", exc.reason

@@ -37,17 +37,17 @@ from ..mappings import FATES
 from .database import Catalog
 from .models import Base, FidelityReport, Migration, SourceFile
 from .pipeline import FileOutcome, TargetOutcome
-from .records import BookRecord, CardRecord
+from .records import BookRecord, CardRecord, ChatRecord
 
 _RETRIES = 5
 BatchHook = Callable[[Connection], None]
 """Extra work done in a batch's transaction (the distributed runs record their progress there)."""
 
 
-_LINKS = ("card_assets", "card_sources", "lorebook_sources")
+_LINKS = ("card_assets", "card_sources", "lorebook_sources", "chat_sources")
 _SOURCE_UPDATE = ("format", "platform", "kind", "status", "error", "warnings")
 _REPORT_UPDATE = (*FATES, "has_losses", "report")
-_KEYED = {"lorebooks": "content_hash", "cards": "content_hash", "assets": "sha256"}
+_KEYED = {"lorebooks": "content_hash", "cards": "content_hash", "assets": "sha256", "chats": "content_hash"}
 
 
 class _SqliteStatements:
@@ -345,6 +345,7 @@ def write_batch(conn: Connection, outcomes: Iterable[FileOutcome]) -> None:
     imported = [o for o in files if o.status == "imported" and o.item is not None]
     book_ids = _record_books(ops, imported, now)
     card_ids = _record_cards(ops, imported, book_ids, now)
+    _record_chats(ops, imported, source_ids, book_ids, now)
     _record_links(ops, imported, source_ids, card_ids, book_ids, now)
 
 
@@ -406,6 +407,30 @@ def _record_cards(ops: _Ops, imported: list[FileOutcome], book_ids: dict[str, in
     return card_ids
 
 
+def _record_chats(
+    ops: _Ops, imported: list[FileOutcome], source_ids: dict[str, int], book_ids: dict[str, int], now: datetime
+) -> None:
+    """Chats and their provenance links (the chat's own book is recorded with the other books)."""
+    rows: dict[str, dict[str, Any]] = {}
+    for o in imported:
+        chat = o.item.chat if o.item else None
+        if chat is None:
+            continue
+        book = o.item.book if o.item else None
+        row = {k: getattr(chat, k) for k in ChatRecord.__dataclass_fields__}
+        rows.setdefault(chat.content_hash, {**row, "lorebook_id": book_ids[book.content_hash] if book else None})
+        rows[chat.content_hash]["created_at"] = now
+    if not rows:
+        return
+    chat_ids, _ = _ids(ops, "chats", list(rows.values()))
+    links = {
+        (source_ids[o.sha256 or ""], chat_ids[o.item.chat.content_hash])
+        for o in imported
+        if o.item is not None and o.item.chat is not None
+    }
+    ops.insert_ignore("chat_sources", [{"source_file_id": s, "chat_id": c} for s, c in sorted(links)])
+
+
 def _record_links(
     ops: _Ops,
     imported: list[FileOutcome],
@@ -426,7 +451,7 @@ def _record_links(
         if card_id is not None:
             card_links.append({"source_file_id": source_id, "card_id": card_id})
         if book_id is not None:
-            role = "embedded" if item.card is not None else "standalone"
+            role = "embedded" if item.card is not None else ("chat" if item.chat is not None else "standalone")
             book_links.append({"source_file_id": source_id, "lorebook_id": book_id, "role": role})
         migrations.extend(_migration_rows(o, source_id, card_id, book_id, now))
     if book_links:

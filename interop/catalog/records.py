@@ -15,6 +15,7 @@ from typing import Any
 
 from ..document import Document
 from ..model import Card, Lorebook, LorebookEntry, as_bool, as_number, as_str_list
+from ..model.chat import ChatLog
 from ..model.versions import as_displayed, spec_label
 
 MAX_URI = 1000  # card_assets.uri column width; longer URIs (data: URIs) are keyed by their hash
@@ -78,12 +79,27 @@ class CardRecord:
 
 
 @dataclass
+class ChatRecord:
+    content_hash: str
+    character: str | None
+    user_name: str | None
+    title: str | None
+    is_group: bool
+    message_count: int
+    first_time: int | None
+    last_time: int | None
+    bound_book: str | None
+
+
+@dataclass
 class ItemRecord:
-    """What one file holds: a card (maybe with an embedded book) or a standalone book."""
+    """What one file holds: a card (maybe with an embedded book), a standalone book, or a chat
+    (with its own book, if the file or its bound world holds one)."""
 
     kind: str
     card: CardRecord | None = None
     book: BookRecord | None = None
+    chat: ChatRecord | None = None
 
     @property
     def any_book(self) -> BookRecord | None:
@@ -199,7 +215,29 @@ def card_record(doc: Document, card: Card) -> CardRecord:
     )
 
 
+def chat_record(chat: ChatLog) -> ChatRecord:
+    """The chat's catalog row: a content hash over its speakers and texts, the facts people search by."""
+    messages = [[m.role, m.name, m.text, m.time] for m in chat.messages]
+    head = [chat.user, chat.character, chat.title, chat.book_name]
+    times = [m.time for m in chat.messages if isinstance(m.time, int)]
+    character = chat.character if chat.character is not None else ", ".join(chat.characters) or None
+    return ChatRecord(
+        content_hash=content_hash({"head": head, "messages": messages}),
+        character=_text(character),
+        user_name=_text(chat.user),
+        title=_text(chat.title),
+        is_group=chat.group,
+        message_count=len(chat.messages),
+        first_time=min(times) if times else None,
+        last_time=max(times) if times else None,
+        bound_book=_text(chat.book_name),
+    )
+
+
 def item_record(doc: Document) -> ItemRecord:
+    if doc.chat is not None:
+        book = book_record(doc.chat.lorebook) if doc.chat.lorebook is not None else None
+        return ItemRecord(kind="chat", book=book, chat=chat_record(doc.chat))
     if doc.card is not None:
         return ItemRecord(kind="card", card=card_record(doc, doc.card))
     if doc.lorebook is None:

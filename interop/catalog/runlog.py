@@ -86,11 +86,22 @@ def recorded_migrate(
     pretty: bool = True,
     progress: Callable[[FileOutcome, RunSummary], None] | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    options: dict[str, Any] | None = None,
 ) -> RunSummary:
     """``run.migrate`` with its run record: running first, then done with the summary, or failed with why."""
     start_run(catalog, run_id, origin=origin, files=files, targets=targets, out_dir=out_dir, sources=sources)
     try:
-        summary = migrate(catalog, files, targets, out_dir, jobs=jobs, pretty=pretty, progress=progress, limits=limits)
+        summary = migrate(
+            catalog,
+            files,
+            targets,
+            out_dir,
+            jobs=jobs,
+            pretty=pretty,
+            progress=progress,
+            limits=limits,
+            options=options,
+        )
     except KeyboardInterrupt:
         finish_run(catalog, run_id, None, "interrupted (Ctrl-C)")
         raise

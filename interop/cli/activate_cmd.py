@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 from typing import Any
 
 import click
 
-from ..engine import PROFILES, load_books, load_chat, simulate
+from ..engine import PROFILES, chat_from_bytes, load_books, load_chat, simulate
 from ..engine.chat import GENERATION_TYPES, Chat
 from ..engine.result import Result
-from ..engine.sidebyside import setting_names, settings_with
+from ..engine.sidebyside import SideBySide, setting_names, settings_with, side_by_side
 from ..engine.tokenizers import CharsTokenizer
-from ..errors import InteropError
+from ..errors import InteropError, LimitExceededError
 from ..jsonio import escape_lone_surrogates
+from .common import current_limits
 
 TOKENIZERS = ("approx-cl100k", "chars")
 
@@ -84,15 +86,16 @@ def profile_settings(platform: str, overrides: tuple[str, ...]) -> Any:
     "--chat",
     "chat_path",
     required=True,
-    type=click.Path(exists=True, dir_okay=False),
-    help="Chat as JSON Lines (docs/engine.md).",
+    type=click.Path(exists=True, dir_okay=False, allow_dash=True),
+    help="Chat in any chat format: SillyTavern JSONL, RisuAI or Agnai chat export, interop chat JSONL, "
+    "'Name: message' text (docs/chats.md); '-' reads standard input.",
 )
 @click.option(
     "--platform",
-    type=click.Choice(sorted(PROFILES)),
+    type=click.Choice([*sorted(PROFILES), "all"]),
     default="sillytavern",
     show_default=True,
-    help="Whose activation rules to apply.",
+    help="Whose activation rules to apply; 'all': every app's side by side (the last turn), as the web page does.",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for probability and group rolls.")
 @click.option(
@@ -158,9 +161,16 @@ def command(
     if last and turn is not None:
         raise click.UsageError("--last and --turn exclude each other")
     started = time.perf_counter()
-    chat = load_chat(chat_path)
+    chat = read_chat(chat_path)
     if generation:
         chat = chat.with_generation(generation)
+    if platform == "all":
+        if turn is not None or last or overrides or all_turns or show_time or tokenizer != TOKENIZERS[0]:
+            raise click.UsageError("--platform all compares the last turn with default settings only")
+        apps = [p for p in PROFILES if p != "ccv3"]  # ccv3 is the spec, not an app (as the web page)
+        compared = side_by_side({p: load_books(list(books), p) for p in apps}, chat, seed=seed)
+        _print_side_by_side(compared, as_json, trace)
+        return
     pooled = load_books(list(books), platform)
     read_ms = (time.perf_counter() - started) * 1000
     turns = _turns(chat, turn, last, chat_path)
@@ -205,6 +215,42 @@ def _print_json(shown: list[Result], all_turns: bool, trace: bool, timing: dict[
     if timing is not None:
         out = {"results" if all_turns else "result": out, "timing": timing}
     click.echo(escape_lone_surrogates(json.dumps(out, ensure_ascii=False, indent=2, default=str)))
+
+
+def _print_side_by_side(compared: SideBySide, as_json: bool, trace: bool) -> None:
+    """One row per entry (paired across apps by id, then keys and content), a cell per app: fired or not, why."""
+    if as_json:
+        data = compared.to_json()
+        if not trace:
+            for result in data["results"].values():
+                result.pop("log", None)
+        click.echo(escape_lone_surrogates(json.dumps(data, ensure_ascii=False, indent=2, default=str)))
+        return
+    apps = compared.platforms
+    width = min(max([len(r.title) for r in compared.rows] + [5]), 40)
+    click.secho("  " + "entry".ljust(width) + "".join(f"  {p:<24}" for p in apps), bold=True)
+    for row in compared.rows:
+        cells = []
+        for app in apps:
+            cell = row.cells.get(app)
+            text = "(no such entry)" if cell is None else ("fired" if cell.fired else "-") + f" {cell.reason}"
+            cells.append(f"  {text[:24]:<24}")
+        mark = "* " if row.differs else "  "
+        click.echo(mark + row.title[:width].ljust(width) + "".join(cells))
+    differing = sum(row.differs for row in compared.rows)
+    turn = next(iter(compared.results.values())).turn if compared.results else 0
+    click.echo(f"turn {turn}: {differing} of {len(compared.rows)} entries fire differently across {', '.join(apps)}")
+
+
+def read_chat(path: str) -> Chat:
+    """A chat file in any chat format, or standard input for ``-`` (within the file-size limit)."""
+    limits = current_limits()
+    if path != "-":
+        return load_chat(path, limits=limits)
+    data = sys.stdin.buffer.read(limits.max_file_bytes + 1)
+    if len(data) > limits.max_file_bytes:
+        raise LimitExceededError(f"standard input exceeds the limit of {limits.max_file_bytes} bytes", file="<stdin>")
+    return chat_from_bytes(data, file="<stdin>", limits=limits)
 
 
 def _turns(chat: Chat, turn: int | None, last: bool, chat_path: str) -> list[int]:

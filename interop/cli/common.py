@@ -23,7 +23,7 @@ SKIP_NAMES = {"MANIFEST.tsv", ".DS_Store"}
 # Inside a folder walk, files with these suffixes are documentation or tooling,
 # never cards; a file named explicitly on the command line is always tried.
 # (.yaml/.yml are not here: text-generation-webui characters are YAML.)
-NOT_CARD_SUFFIXES = {".md", ".py", ".tsv", ".txt", ".sh", ".toml", ".jsonl", ".cfg", ".ini"}
+NOT_CARD_SUFFIXES = {".md", ".py", ".tsv", ".txt", ".sh", ".toml", ".cfg", ".ini"}
 
 
 def iter_inputs(paths: tuple[str, ...]) -> Iterator[Path]:

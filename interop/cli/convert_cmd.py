@@ -9,30 +9,36 @@ from typing import Any
 import click
 
 from ..api import read
+from ..chatbook import attach_bound_book
 from ..conversion import convert_document, output_name, strict_reason
-from ..engine import load_chat
 from ..fidelity.render import summary_lines
 from ..io import read_limited, write_atomic
 from ..terminal import printable
+from .activate_cmd import read_chat
 from .common import current_limits, format_choice
 from .exits import EXIT_CHECK_FAILED
 
 
 def load_chats(paths: tuple[str, ...]) -> list[Any]:
-    """Chats for ``--behaviour``: JSONL files, or every ``*.jsonl`` in a folder (sorted)."""
-    files: list[Path] = []
+    """Chats for ``--behaviour``: chat files in any chat format (``-``: standard input), or every
+    ``*.jsonl`` in a folder (sorted)."""
+    files: list[str] = []
     for raw in paths:
         path = Path(raw)
-        files.extend(sorted(path.glob("*.jsonl")) if path.is_dir() else [path])
-    return [load_chat(f) for f in files]
+        if raw != "-" and path.is_dir():
+            files.extend(str(f) for f in sorted(path.glob("*.jsonl")))
+        else:
+            files.append(raw)
+    return [read_chat(f) for f in files]
 
 
 behaviour_option = click.option(
     "--behaviour",
     "chats",
     multiple=True,
-    type=click.Path(exists=True),
-    help="Chat JSONL file or folder (repeatable): also report entries that fire differently on the target.",
+    type=click.Path(exists=True, allow_dash=True),
+    help="Chat file in any chat format (docs/chats.md), '-' for standard input, or a folder of *.jsonl chats "
+    "(repeatable): also report entries that fire differently on the target.",
 )
 seed_option = click.option("--seed", default=0, show_default=True, help="Seed for probability rolls (--behaviour).")
 
@@ -48,6 +54,12 @@ def default_output(source: Path, target: str) -> Path:
 @click.option("--from", "source_format", default=None, help="Skip detection and read as this format.")
 @click.option("--image", type=click.Path(exists=True, dir_okay=False), help="Picture for PNG output.")
 @click.option("--compact", is_flag=True, help="Write JSON without indentation.")
+@click.option(
+    "--no-embed-picture",
+    "no_embed_picture",
+    is_flag=True,
+    help="ccv3: leave the card picture and PNG asset images out (by default: data URLs in assets).",
+)
 @click.option(
     "--report",
     "report_path",
@@ -68,6 +80,7 @@ def command(
     source_format: str | None,
     image: str | None,
     compact: bool,
+    no_embed_picture: bool,
     report_path: str | None,
     strict: bool,
     details: bool,
@@ -84,9 +97,18 @@ def command(
     each entry that fires differently on the target is an approximated item.
     """
     doc = read(source, format=source_format, limits=current_limits())
+    bound = attach_bound_book(doc, source, limits=current_limits())  # a chat's world bound by name
+    if bound:
+        click.echo(f"note: {printable(bound)}", err=True)
     image_bytes = read_limited(image, current_limits().max_file_bytes) if image else None
     conversion = convert_document(
-        doc, target, image=image_bytes, pretty=not compact, chats=load_chats(chats) if chats else None, seed=seed
+        doc,
+        target,
+        image=image_bytes,
+        pretty=not compact,
+        chats=load_chats(chats) if chats else None,
+        seed=seed,
+        options={"embed_picture": False} if no_embed_picture else None,
     )
     data, report = conversion.data, conversion.report
     out = Path(output) if output else default_output(Path(source), target)

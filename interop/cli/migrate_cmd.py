@@ -29,6 +29,7 @@ from ..catalog.runlog import recorded_migrate
 from ..errors import CatalogError
 from ..formats.registry import get_format, writable_formats
 from ..jsonio import escape_lone_surrogates
+from ..mappings import FATES, fate_label
 from ..terminal import printable_tree
 from .common import NOT_CARD_SUFFIXES, current_limits, db_option, iter_inputs
 from .exits import EXIT_CHECK_FAILED, EXIT_INPUT, EXIT_USAGE
@@ -85,13 +86,13 @@ def print_summary(summary: RunSummary) -> None:
     if data["targets"]:
         header = f"{'target':<22}{'written':>8}{'skipped':>8}{'failed':>8}"
         if summary.fidelity:
-            header += "".join(f"{f:>13}" for f in ("kept", "translated", "stashed", "approximated", "lost"))
+            header += "".join(f"{fate_label(f):>15}" for f in FATES)
         click.echo()
         click.echo(header)
         for name, t in data["targets"].items():
             line = f"{name:<22}{t['written']:>8}{t['skipped']:>8}{t['failed']:>8}"
             if t["fates"] is not None:
-                line += "".join(f"{n:>13}" for n in t["fates"].values())
+                line += "".join(f"{t['fates'].get(f, 0):>15}" for f in FATES)
             click.echo(line)
             for reason, count in t["skip_reasons"].items():
                 click.echo(f"  skipped {count}: {reason}")
@@ -119,6 +120,12 @@ def print_summary(summary: RunSummary) -> None:
 @click.option("--jobs", "-j", default=1, show_default=True, type=click.IntRange(1, 64), help="Worker processes.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("--compact", is_flag=True, help="Write JSON outputs without indentation.")
+@click.option(
+    "--no-embed-picture",
+    "no_embed_picture",
+    is_flag=True,
+    help="ccv3: leave card pictures and PNG asset images out (by default: data URLs in assets). Not with --broker.",
+)
 @click.option("--strict", is_flag=True, help="Exit 1 if any file or conversion failed.")
 @click.option(
     "--broker",
@@ -155,6 +162,7 @@ def command(
     jobs: int,
     as_json: bool,
     compact: bool,
+    no_embed_picture: bool,
     strict: bool,
     broker: str | None,
     batch_size: int,
@@ -186,6 +194,9 @@ def command(
         _report_status(db, status_of, as_json, strict)
         return
     to, out = _check_run_options(sources, to, out, broker, jobs, detach, batch_size, queue, resend_after, resend)
+    if no_embed_picture and broker:
+        raise click.UsageError("--no-embed-picture is for runs without --broker (workers write pictures)")
+    options = {"embed_picture": False} if no_embed_picture else {}
     targets = parse_targets(to)
     out_dir = Path(out).resolve()
     files = list(iter_inputs(sources))
@@ -201,7 +212,7 @@ def command(
             status, summary = _follow(app, catalog, run_id, resend_after)
         else:
             status = None
-            summary = _embedded(catalog, files, targets, out_dir, jobs, compact)
+            summary = _embedded(catalog, files, targets, out_dir, jobs, compact, options)
             ignored = count_ignored(sources)
             summary.files["ignored"] += ignored
             summary.files["seen"] += ignored
@@ -245,7 +256,13 @@ def _refuse_out_inside_a_source(sources: tuple[str, ...], out_dir: Path) -> None
 
 
 def _embedded(
-    catalog: Catalog, files: list[Path], targets: tuple[str, ...], out_dir: Path, jobs: int, compact: bool
+    catalog: Catalog,
+    files: list[Path],
+    targets: tuple[str, ...],
+    out_dir: Path,
+    jobs: int,
+    compact: bool,
+    options: dict[str, Any],
 ) -> RunSummary:
     with click.progressbar(
         length=len(files), label="migrating", file=sys.stderr, show_pos=True, item_show_func=lambda s: s
@@ -270,6 +287,7 @@ def _embedded(
             pretty=not compact,
             progress=progress,
             limits=current_limits(),
+            options=options,
         )
 
 

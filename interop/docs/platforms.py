@@ -18,12 +18,16 @@ def _cell(value: Any) -> str:
 
 def _field_lines(mapping: Mapping) -> list[str]:
     lines: list[str] = []
-    for level in ("card", "book", "entry"):
+    for level in ("card", "book", "entry", "chat", "message"):
         rows = mapping.fields_at(level)  # type: ignore[arg-type]
         if not rows:
             continue
-        lines += [f"## {level.capitalize()} fields", "", "| native | canonical | type | default | notes |",
-                  "|---|---|---|---|---|"]
+        lines += [
+            f"## {level.capitalize()} fields",
+            "",
+            "| native | canonical | type | default | notes |",
+            "|---|---|---|---|---|",
+        ]
         for f in rows:
             default = _cell(f.default) if f.has_default else ""
             canonical = f"`{f.canonical}`" if f.canonical else "(not mapped)"
@@ -72,8 +76,12 @@ def _stash_lines(mapping: Mapping) -> list[str]:
 def _target_lines(mapping: Mapping) -> list[str]:
     lines: list[str] = []
     for target, rules in mapping.targets.items():
-        lines += [f"## Writing `{target}`: fate of canonical fields", "", "| canonical path | fate | detail |",
-                  "|---|---|---|"]
+        lines += [
+            f"## Writing `{target}`: fate of canonical fields",
+            "",
+            "| canonical path | fate | detail |",
+            "|---|---|---|",
+        ]
         for rule in rules:
             lines.append(f"| `{rule.pattern}` | {rule.fate} | {_cell(rule.detail)} |")
         lines.append("")

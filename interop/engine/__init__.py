@@ -8,7 +8,18 @@ lorebook fires the same entries on its target platform.
 
 from __future__ import annotations
 
-from .chat import Character, Chat, Message, chat_from_jsonl, chat_from_records, chat_from_transcript, load_chat
+from .chat import (
+    Character,
+    Chat,
+    Message,
+    chat_from_bytes,
+    chat_from_jsonl,
+    chat_from_log,
+    chat_from_records,
+    chat_from_transcript,
+    load_chat,
+    read_chat_bytes,
+)
 from .compare import BehaviourDifference, compare_behaviour
 from .profiles import (
     PROFILES,
@@ -48,7 +59,9 @@ __all__ = [
     "STSettings",
     "Tokenizer",
     "as_tokenizer",
+    "chat_from_bytes",
     "chat_from_jsonl",
+    "chat_from_log",
     "chat_from_records",
     "chat_from_transcript",
     "compare_behaviour",
@@ -59,5 +72,6 @@ __all__ = [
     "load_chat",
     "native_kind",
     "platform_profile",
+    "read_chat_bytes",
     "simulate",
 ]

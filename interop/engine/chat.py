@@ -1,6 +1,9 @@
 """The chat an activation run scans: messages, greeting, generation type, character facts.
 
-Chat files are JSON Lines (documented in docs/engine.md):
+Any chat format interop reads is accepted (``chat_from_bytes``: SillyTavern JSONL, RisuAI and
+Agnai chat exports through the registry's readers, docs/chats.md); interop's own chat JSON Lines
+and pasted ``Name: message`` transcripts keep their own parser here. The interop chat JSON Lines
+(documented in docs/engine.md):
 
 * an optional first line without ``"text"``: the header, e.g.
   ``{"greeting_index": 0, "generation_type": "normal", "user": "Alex", "character": {...}}``;
@@ -26,7 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import CorruptInputError, InvalidCardError
+from ..api import read_bytes
+from ..errors import CorruptInputError, InvalidCardError, LimitExceededError, UnknownFormatError
+from ..limits import DEFAULT_LIMITS, Limits
+from ..model.chat import ChatLog
 
 ROLES = ("user", "assistant", "system")
 GENERATION_TYPES = ("normal", "continue", "impersonate", "swipe", "regenerate", "quiet")
@@ -235,14 +241,71 @@ def _check_swipe(earlier: list[Message], message: Message, file: str | None, whe
         )
 
 
-def load_chat(path: str | Path) -> Chat:
-    """Read a chat JSONL file (see the module docstring for the format)."""
+def load_chat(path: str | Path, *, limits: Limits = DEFAULT_LIMITS) -> Chat:
+    """Read a chat file in any chat format interop reads (``chat_from_bytes``)."""
     file = str(path)
     try:
+        size = Path(path).stat().st_size
+        if size > limits.max_file_bytes:
+            raise LimitExceededError(f"file of {size} bytes exceeds the limit of {limits.max_file_bytes}", file=file)
         data = Path(path).read_bytes()
     except OSError as exc:
         raise CorruptInputError(exc.strerror or "cannot read chat file", file=file) from None
-    return chat_from_jsonl(data, file=file)
+    return chat_from_bytes(data, file=file, limits=limits)
+
+
+NATIVE_PARSERS = ("interop-chat", "transcript")
+"""Formats the engine parses itself (their flags, e.g. ``swipe``, mean something only to the engine)."""
+
+
+def chat_from_bytes(data: bytes | str, *, file: str | None = None, limits: Limits = DEFAULT_LIMITS) -> Chat:
+    """A chat in any format: detected by content and read by the registry's chat readers.
+
+    interop's chat JSON Lines and ``Name: message`` text keep the engine's own parser
+    (``chat_from_transcript``), which also takes what no format claims (as before).
+    """
+    return read_chat_bytes(data, file=file, limits=limits)[0]
+
+
+def read_chat_bytes(
+    data: bytes | str, *, file: str | None = None, limits: Limits = DEFAULT_LIMITS
+) -> tuple[Chat, str, ChatLog | None]:
+    """``(chat, format name, canonical chat log)``; the log is None when the engine's own parser read it."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    try:
+        doc = read_bytes(raw, filename=file, limits=limits)
+    except UnknownFormatError:
+        if raw.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"["):
+            return chat_from_jsonl(raw, file=file), "interop-chat", None  # say what is wrong with the JSON
+        return chat_from_transcript(raw, file=file), "transcript", None
+    if doc.format in NATIVE_PARSERS:
+        return chat_from_transcript(raw, file=file), doc.format, None
+    if doc.chat is None:
+        raise InvalidCardError(f"not a chat: the file is a {doc.kind} ({doc.format})", file=file)
+    return chat_from_log(doc.chat, file=file), doc.format, doc.chat
+
+
+def chat_from_log(log: ChatLog, *, file: str | None = None) -> Chat:
+    """The engine's view of a canonical chat log.
+
+    Hidden messages (SillyTavern ``is_system``, Risu ``disabled``) and system messages are
+    ``system`` lines: left out of every scan, as SillyTavern leaves them out of the prompt. The
+    first message is the greeting when a character says it (SillyTavern and Agnai keep the greeting
+    as message 0; a Risu chat export keeps it out of the list, so its first ``char`` message is a reply),
+    and its ``swipe_id`` is the greeting index (``getFirstMessage``: swipe 0 is ``first_mes``).
+    """
+    greeting_in_list = "risu" not in log.native
+    messages: list[Message] = []
+    greeting_index: int | None = 0
+    for index, m in enumerate(log.messages):
+        role = "system" if m.hidden or m.role == "system" else m.role
+        greeting = greeting_in_list and index == 0 and role == "assistant"
+        if greeting and m.swipes is not None and m.swipe_index is not None:
+            greeting_index = m.swipe_index
+        name = m.name or (log.user or "User" if role == "user" else log.character or "Character")
+        messages.append(Message(name, role, m.text, greeting))
+    character = log.character or next(iter(log.characters), None) or "Character"
+    return Chat(tuple(messages), greeting_index, "normal", log.user or "User", "", Character(name=character), file)
 
 
 def chat_from_jsonl(data: bytes | str, *, file: str | None = None) -> Chat:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..document import Document
+from ..memo import memoized
 from .containers import ContainerResult, compare_containers
 from .view import CanonicalView, view_of
 
@@ -31,7 +32,8 @@ class Compared:
         cls, source_doc: Document, output_doc: Document | None, target: str, *, source: CanonicalView | None = None
     ) -> Compared:
         """``source``: the source's view when the caller already has it (a round trip's way back)."""
-        source = source if source is not None else view_of(source_doc)
+        if source is None:  # the same for every target of a migrated file (read-only: shared in a document scope)
+            source = memoized("fidelity_source_view", source_doc, (), lambda: view_of(source_doc))
         if output_doc is source_doc:  # the output is the input file again: one view serves both
             output: CanonicalView | None = source
         else:

@@ -77,6 +77,8 @@ def compare_containers(source: CanonicalView, output: CanonicalView | None, targ
             yield ContainerResult(("image",), "translated", f"now asset {new_uri}", ("asset", new_uri))
         elif out_picture is not None:
             yield ContainerResult(("image",), "lost", f"{target} output carries a different picture")
+        elif output is not None and output.kind == "lorebook" and source.kind == "card":
+            yield ContainerResult(("image",), "not_applicable", f"a {target} lorebook holds no character picture")
         else:
             yield ContainerResult(("image",), "lost", f"{target} holds no picture")
     for uri, data in source.assets.items():
@@ -93,8 +95,13 @@ def compare_containers(source: CanonicalView, output: CanonicalView | None, targ
 
 
 def _asset_result(
-    uri: str, data: bytes, out_assets: dict[str, bytes], by_digest: dict[str, str], out_picture: str | None,
-    member_by_digest: dict[str, str], target: str,
+    uri: str,
+    data: bytes,
+    out_assets: dict[str, bytes],
+    by_digest: dict[str, str],
+    out_picture: str | None,
+    member_by_digest: dict[str, str],
+    target: str,
 ) -> ContainerResult:
     """Where one embedded asset file of the source went in the output."""
     path: Path = ("asset", uri)
@@ -109,8 +116,10 @@ def _asset_result(
     if digest == out_picture:
         return ContainerResult(path, "translated", "now the card picture", ("image",))
     if digest in member_by_digest:
-        detail = (f"only as the {target} member {member_by_digest[digest]}: no card field references it, so no "
-                  "app importing the file loads it, and no reader maps it back to an asset")
+        detail = (
+            f"only as the {target} member {member_by_digest[digest]}: no card field references it, so no "
+            "app importing the file loads it, and no reader maps it back to an asset"
+        )
         return ContainerResult(path, "lost", detail)
     if not out_assets:
         return ContainerResult(path, "lost", f"{target} carries no embedded asset files ({len(data)} bytes dropped)")

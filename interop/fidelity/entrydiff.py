@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..document import Document
 from ..formats.registry import get_format
+from ..model.versions import as_displayed
 from .apps import AppVerdict, app_verdicts
-from .compare import Change, all_changes, short
+from .compare import Change, all_changes
 from .containers import compare_containers
+from .names import entry_name
 from .view import CanonicalView, view_of
 
 
@@ -142,9 +144,53 @@ def diff_documents(a: Document, b: Document, b_bytes: bytes | None = None) -> Do
         if res.fate == "lost":
             result.containers.append(Change(res.path, "added", note=f"only in {b.source or 'B'}"))
     if b_bytes is not None:
-        platform_a, platform_b = get_format(a.format).platform, get_format(b.format).platform
-        result.apps = [v for v in app_verdicts(a, platform_a, b.format, platform_b, b_bytes) if v.findings]
+        result.apps = _app_verdicts(a, b, b_bytes, result)
     return result
+
+
+def _app_verdicts(a: Document, b: Document, b_bytes: bytes, result: DocumentDiff) -> list[AppVerdict]:
+    """What B's app loads, compared with A's settings entry by entry, the entries paired as the
+    body pairs them (by id, keys, content): the app models compare by position, so they are given
+    A's entries in B's order (a B entry without a partner is compared with itself, and left out:
+    the body already says it is only in B). Finding paths name A's entries."""
+    platform_a, platform_b = get_format(a.format).platform, get_format(b.format).platform
+    aligned = _aligned(a, b, result)
+    source, to_a = aligned if aligned is not None else (a, None)
+    verdicts = [v for v in app_verdicts(source, platform_a, b.format, platform_b, b_bytes) if v.findings]
+    if to_a is None:
+        return verdicts
+    for verdict in verdicts:
+        kept = []
+        for finding in verdict.findings:
+            path = finding.path
+            if len(path) >= 2 and path[0] == "entry" and isinstance(path[1], int):
+                if path[1] not in to_a:
+                    continue
+                finding = replace(finding, path=("entry", to_a[path[1]], *path[2:]))
+            kept.append(finding)
+        verdict.findings = kept
+    return [v for v in verdicts if v.findings]
+
+
+def _aligned(a: Document, b: Document, result: DocumentDiff) -> tuple[Document, dict[int, int]] | None:
+    """A with its entries in B's order (see ``_app_verdicts``) and B index -> A index; None when
+    the pairs are already in place (or the books do not line up with the compared entries)."""
+    book_a, book_b = a.book, b.book
+    if book_a is None or book_b is None:
+        return None
+    if len(book_a.entries) != len(result.a_entries) or len(book_b.entries) != len(result.b_entries):
+        return None
+    to_a = {pair.b: pair.a for pair in result.pairs}
+    if len(book_a.entries) == len(book_b.entries) and all(to_a.get(j) == j for j in range(len(book_b.entries))):
+        return None
+    entries = [book_a.entries[to_a[j]] if j in to_a else book_b.entries[j] for j in range(len(book_b.entries))]
+    book = book_a.model_copy(update={"entries": entries})
+    if a.lorebook is not None:
+        return replace(a, lorebook=book), to_a
+    assert a.card is not None
+    card = as_displayed(a.card)
+    data = card.data.model_copy(update={"character_book": book})
+    return replace(a, card=card.model_copy(update={"data": data})), to_a
 
 
 def _sections_only(view: CanonicalView) -> CanonicalView:
@@ -156,12 +202,6 @@ def _one_entry(kind: str, entry: dict[str, Any]) -> CanonicalView:
 
 
 def entry_label(index: int, entry: dict[str, Any]) -> str:
-    name = next(
-        (entry[k] for k in ("comment", "name") if isinstance(entry.get(k), str) and entry[k].strip()),
-        None,
-    )
-    if name is None and isinstance(entry.get("keys"), list) and entry["keys"]:
-        name = str(entry["keys"][0])
-    ident = f" id={short(entry['id'], 20)}" if "id" in entry else ""
-    title = f" {short(name, 40)}" if name else ""
-    return f"entry #{index}{ident}{title}"
+    """``Wylder (#0)``: the entry's name (``names.entry_name``) and its place in its file."""
+    name = entry_name(index, entry)
+    return name if name == f"#{index}" else f"{name} (#{index})"

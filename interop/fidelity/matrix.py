@@ -27,6 +27,8 @@ INTRO = """\
 | fate | meaning |
 |---|---|
 | `kept` | same value, same meaning in the target |
+| `not_applicable` | "not applicable": no place in the target's kind (a card's fields in a lorebook); not a loss |
+| `kept_default` | "kept (default)": not written, but the target applies that value anyway (world `use_regex: false`) |
 | `translated` | same behaviour, different form (e.g. SillyTavern probability -> Risu `@@probability`) |
 | `stashed` | carried where the real target application keeps but ignores it; restored on the way back |
 | `approximated` | the target behaves differently (the report says how) |
@@ -54,7 +56,11 @@ The report is computed from the data, not from a list:
    file: the table records what the real application does with it. Exception: when the
    source comes from the target's own platform (Agnai -> Agnai, Risu -> Risu module), the
    same application reads the field before and after, so an `approximated` field that comes
-   back is `kept`, and the hazards of step 4 do not apply.
+   back is `kept`, and the hazards of step 4 do not apply. A rule may say `not_applicable` (a
+   card field in a lorebook-kind target; for a card source only: a NovelAI scenario's text is
+   its own and stays `lost`), or name the `default` the target applies when the field is
+   absent: a source value equal to it that does not come back is `kept_default`. Both are
+   counted apart from `lost` and never make `has_losses` (or `--strict`) fail.
 4. The target platform's hazards (`Platform.hazards`, plus any `register_hook` checks) add
    what the data cannot show (e.g. `agnai_key_hazards`: keys Agnai would mangle make
    `entry[i].keys` approximated, or lost when they cannot match at all).
@@ -112,12 +118,20 @@ only make a fate worse.
 `interop.fidelity.roundtrip.roundtrip(doc, target)` and
 `interop.fidelity.entrydiff.diff_documents(a, b)` are what the two commands below print.
 
+One view of a report (`interop.fidelity.render`: `report_view`, `leg_view`, `diff_view`) feeds
+the CLI, the API (`view` in the answers of `/convert`, `/roundtrip`, `/diff`) and the web page
+(`static/report.js`): a one-line verdict first, then the fields grouped by rule (one line per
+rule with its count and the entries it affects, named by comment or title, else keys, else
+`#index`), what each target app loads, the fields the output added and the warnings. Text is
+wrapped, never cut; `--details` lists every field, value and entry; `--json` prints the data.
+
 ## Round trips and diffs
 
 * `interop roundtrip FILE [--via TARGET ...]` converts to each target (default: every writable
   format) and back to the source format, compares the result with the source through the
-  canonical model and prints each difference. Differences that the conversion's report
-  predicted (`approximated`/`lost`) are expected. A field it called `kept`, `translated` or
+  canonical model and prints its differences grouped: by the rule that predicted them, else by
+  field. Differences that the conversion's report predicted (`approximated`, `lost`,
+  `not_applicable`, `kept_default`) are expected. A field it called `kept`, `translated` or
   `stashed` is a promise that it comes back: if it does not, it is marked `!` (with what the
   report of the way back says) and the command exits 1. Fields a target only adds (its
   defaults) are listed but do not fail. A card without a lorebook is skipped for lorebook
@@ -125,8 +139,10 @@ only make a fate worse.
   compared instead.
 * `interop diff A B` compares two files of any formats through the canonical model: card and
   book fields first, then entries matched by `id`, then by equal keys and content, then by
-  keys alone or content alone; unmatched entries are listed as only in A or B. Exit 1 when
-  they differ.
+  keys alone or content alone; unmatched entries are listed as only in A or B. Entry changes
+  are grouped by field, naming the entries (`--details`: entry by entry). With B's bytes, what
+  B's app loads is compared with A's settings entry by entry, paired as the body pairs them.
+  Exit 1 when they differ.
 """
 
 

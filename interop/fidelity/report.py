@@ -38,6 +38,7 @@ from .containers import ContainerResult
 from .findings import Journal, fold_added, hazard_findings
 from .hooks import Finding, findings
 from .items import FidelityItem
+from .names import entry_names
 from .paths import Path, PathCache, pattern_segments, render
 from .rules import FATE_ORDER, RuleBook, rule_book
 from .view import MISSING, CanonicalView, leaves
@@ -67,6 +68,8 @@ class FidelityReport:
     """What each target application loads from the output, compared with the source (``fidelity.apps``)."""
     added: list[str] = field(default_factory=list)
     """Fields the output has and the source lacked (e.g. V3-required entry fields), with their values."""
+    entry_names: list[str] = field(default_factory=list)
+    """The source's entries as a user knows them (comment or title, else keys, else ``#index``)."""
     journal: Journal | None = None
     """What the writer recorded while writing the output (``interop.findings``); None when not recorded."""
 
@@ -100,7 +103,12 @@ class FidelityReport:
                 return orjson.dumps(data, default=str).decode()
             except TypeError:  # a lone surrogate or a non-string key: the stdlib writes those
                 pass
-        return json.dumps(data, ensure_ascii=False, default=str)
+        text = json.dumps(data, ensure_ascii=False, default=str)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: escaped ("\ud800"), so the catalog can store it
+            return json.dumps(data, ensure_ascii=True, default=str)
+        return text
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -122,6 +130,7 @@ class FidelityReport:
             "findings": [f.to_json() for f in self.journal if f.fate != "added" or f.value is None]
             if self.journal is not None
             else [],
+            "entry_names": list(self.entry_names),
         }
 
 
@@ -159,7 +168,7 @@ def fidelity_report(
             output_doc = read_back(output_bytes, fmt.name, source_doc.source)
         compared = Compared.of(source_doc, output_doc, fmt.name)
     source_platform = get_format(source_doc.format).platform
-    rules = rule_book(fmt.name, source_platform == fmt.platform)
+    rules = rule_book(fmt.name, source_platform == fmt.platform, source_doc.kind == "card")
     report = FidelityReport(
         source_format=source_doc.format,
         target_format=fmt.name,
@@ -171,6 +180,7 @@ def fidelity_report(
         output_size=len(output_bytes),
         verified=compared.output is not None,
         journal=journal,
+        entry_names=entry_names(compared.source.entries),
     )
     _judge_at_the_target(report, compared, source_platform, output_bytes)
     if compared.output is not None:
@@ -280,7 +290,7 @@ def _field_items(
         if template is None:
             template = templates[key] = _entry_template(shape, gone, changed is None, rules, paths, target)
         prefix = f"entry[{i}]"
-        if len(gone) == len(ch):
+        if len(gone) == len(ch) and not _looks_up(template, gone):
             items.extend([_new_item(FidelityItem, (prefix + tail, *rest)) for tail, _, rest in template])
             continue
         for tail, suffix, rest in template:
@@ -316,9 +326,11 @@ def _entry_template(
         rule = rules.rule(paths.segments(path))
         if unverified:
             template.append((tail, None, _unverified(tail, rule)[1:]))
+        elif suffix in gone and rule is not None and rule.has_default:
+            template.append((tail, suffix, _kept(rule)))  # kept_default or not: depends on the value
         elif suffix in gone:
             template.append((tail, None, _not_back(path, tail, rule, target, None, MISSING, paths)[1:]))
-        elif rule is not None and rule.fate in ("approximated", "lost") and rule.detail:
+        elif rule is not None and rule.fate in _TABLE_SAYS_WHY and rule.detail:
             template.append((tail, None, _kept(rule)))  # same item whether or not it came back
         else:
             template.append((tail, suffix, _kept(rule)))
@@ -326,6 +338,11 @@ def _entry_template(
         cache.clear()
     cache[key] = template
     return template
+
+
+def _looks_up(template: Template, gone: frozenset[Any]) -> bool:
+    """Some row of ``template`` needs the entry's value of a field that did not come back (a rule default)."""
+    return bool(gone) and any(suffix in gone for _, suffix, _ in template)
 
 
 _new_item = tuple.__new__  # builds a FidelityItem in C (a 300-entry book has ~7000 of them)
@@ -378,8 +395,11 @@ def _item(
 def _not_back(
     path: Path, name: str, rule: TargetRule | None, target: str, value: Any, found: Any, paths: PathCache
 ) -> FidelityItem:
-    if rule is not None and rule.fate in ("approximated", "lost") and rule.detail:
+    if rule is not None and rule.fate in _TABLE_SAYS_WHY and rule.detail:
         return FidelityItem(name, rule.fate, rule.detail, rule.pattern)  # the table already says why
+    if found is MISSING and rule is not None and rule.has_default and strict_equal(value, rule.default):
+        detail = f"{short(value)} is what {target} applies when the field is absent"
+        return FidelityItem(name, "kept_default", detail, rule.pattern)
     if found is MISSING:
         what = f"not in the {target} output"
     else:
@@ -394,6 +414,10 @@ def _not_back(
     if rule is not None:
         what += f" (the {target} mapping table says {rule.fate})"
     return FidelityItem(name, "lost", what, rule.pattern if rule else None)
+
+
+_TABLE_SAYS_WHY = ("approximated", "lost", "not_applicable")
+"""Fates a rule gives a field whether or not it comes back, its own detail saying why."""
 
 
 def _unverified(name: str, rule: TargetRule | None) -> FidelityItem:
@@ -419,12 +443,15 @@ def _moved_asset_descriptors(
     """``card.assets[i]`` whose only change is a ``uri`` that follows its file is translated, not lost.
 
     E.g. PNG -> CHARX: ``ccdefault:`` (the picture) and ``__asset:0`` become
-    ``embeded://assets/...`` members; the descriptor changed because the file moved.
+    ``embeded://assets/...`` members; the descriptor changed because the file moved. CCv3 JSON -> PNG:
+    the data-URL main icon becomes the PNG itself, ``ccdefault:``.
     """
     moved: dict[str, str] = {}
     for result in containers:
         if result.now is not None and result.now[0] == "asset":
             moved["ccdefault:" if result.path == ("image",) else str(result.path[1])] = str(result.now[1])
+        elif result.now == ("image",) and result.path[0] == "asset":
+            moved[str(result.path[1])] = "ccdefault:"  # ccv3 -> png: a data-URL main icon became the picture
     mine = (source.card or {}).get("assets")
     theirs = (output.card or {}).get("assets")
     if not moved or not isinstance(mine, list) or not isinstance(theirs, list):
@@ -490,6 +517,8 @@ def _apply_findings(report: FidelityReport, found: list[Finding], *, quiet: bool
             report.warnings.append(f"{report.target_platform} hook reported unknown field {key}: {finding.detail}")
         for i in targets:
             current = report.items[i]
+            if current.fate == "not_applicable":
+                continue  # the target's kind has no place for it: nothing the app does with it
             if FATE_ORDER[finding.fate] > FATE_ORDER[current.fate]:
                 report.items[i] = FidelityItem(current.path, finding.fate, finding.detail, current.rule)
 

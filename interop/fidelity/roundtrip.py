@@ -28,6 +28,10 @@ from .paths import render
 from .report import FidelityReport, fidelity_report, read_back
 from .view import CanonicalView, view_of
 
+NOT_BACK = ("approximated", "lost", "not_applicable", "kept_default")
+"""Fates of fields a round trip does not bring back as they were: the target changes or drops
+them, has no place for them, or leaves out a value it applies anyway."""
+
 
 @dataclass
 class Leg:
@@ -55,7 +59,9 @@ class Leg:
         """Every source field came back equal; the trip only added fields (a target's required
         fields, SillyTavern's flat keys) and the target app loads the source's settings."""
         return (
-            self.skipped is None and bool(self.changes) and all(c.kind == "added" for c in self.changes)
+            self.skipped is None
+            and bool(self.changes)
+            and all(c.kind == "added" for c in self.changes)
             and not self.app_losses
         )
 
@@ -69,18 +75,17 @@ class Leg:
         return not self.unpredicted
 
     def predicted_paths(self) -> set[str]:
-        """Source paths the forward report called approximated or lost."""
+        """Source paths the forward report said do not come back as they were (``NOT_BACK``)."""
         if self.forward is None:
             return set()
-        return {i.path for i in self.forward.items if i.fate in ("approximated", "lost")}
+        return {i.path for i in self.forward.items if i.fate in NOT_BACK}
 
     def way_back(self, path: str) -> str | None:
         """What the backward report says about ``path`` (or where a container part went), if anything."""
         if self.backward is None:
             return None
         item = self.backward.item(self.moves.get(path, path))
-        return f"{item.fate}: {item.detail}" if item is not None and item.fate in ("approximated", "lost") else None
-
+        return f"{item.fate}: {item.detail}" if item is not None and item.fate in NOT_BACK else None
 
     def to_json(self) -> dict[str, Any]:
         """The leg as ``POST /roundtrip`` returns it: verdict, both reports' counts, every difference."""

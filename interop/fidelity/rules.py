@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from typing import Any
 
@@ -20,15 +21,20 @@ def rules_for(target_format: str) -> tuple[TargetRule, ...]:
 
 
 @functools.cache
-def rule_book(target_format: str, same_platform: bool = False) -> RuleBook:
+def rule_book(target_format: str, same_platform: bool = False, card_source: bool = True) -> RuleBook:
     """The shared ``RuleBook`` of a target (tables are loaded once, so its lookups can be kept).
 
     ``same_platform``: the source comes from the target's own platform, so the
     same application reads it before and after: a field the table calls
     ``approximated`` (the app treats it differently from the canonical meaning)
     behaves exactly as in the source, and is kept when it comes back.
+    ``card_source``: the source is a card. A rule saying a card field has no place in
+    the target's kind (``not_applicable``) holds for a card only: the card fields of a
+    lorebook-kind source (a NovelAI scenario's prompt and title) are its own text, lost.
     """
-    return SamePlatformRuleBook(target_format) if same_platform else RuleBook(target_format)
+    book: RuleBook = SamePlatformRuleBook(target_format) if same_platform else RuleBook(target_format)
+    book.card_source = card_source
+    return book
 
 
 class RuleBook:
@@ -38,6 +44,7 @@ class RuleBook:
         self.target = target_format
         self._rules = [(tuple(r.pattern.split(".")), r) for r in rules_for(target_format)]
         self._cache: dict[tuple[str, ...], TargetRule | None] = {}
+        self.card_source = True
         self.templates: dict[tuple[Any, ...], Any] = {}
         """The report's entry templates for this target (``report._entry_template``)."""
 
@@ -50,13 +57,15 @@ class RuleBook:
             return self._cache[segments]
         candidates = [rule for pattern, rule in self._rules if segments_match(pattern, segments)]
         best = max(candidates, key=TargetRule.specificity) if candidates else None
+        if best is not None and best.fate == "not_applicable" and not self.card_source:
+            best = dataclasses.replace(best, fate="lost")
         self._cache[segments] = best
         return best
 
 
 class SamePlatformRuleBook(RuleBook):
     def rule(self, segments: tuple[str, ...]) -> TargetRule | None:
-        found = super().rule(segments)
+        found = super().rule(segments)  # cached by RuleBook; the rewrite below is cheap
         if found is not None and found.fate == "approximated":
             return TargetRule(found.pattern, "kept")
         return found

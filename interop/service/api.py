@@ -30,7 +30,7 @@ from ..catalog.search import search_entries
 from ..containers.charx import find_zip, read_zip
 from ..conversion import convert_document, output_name, strict_reason
 from ..document import Document
-from ..engine import PROFILES, chat_from_transcript, get_profile
+from ..engine import PROFILES, get_profile, read_chat_bytes
 from ..engine.jsregex import regex_budget
 from ..engine.sidebyside import side_by_side
 from ..engine.sources import book_from_bytes
@@ -48,6 +48,7 @@ from ..errors import (
     UnsafeInputError,
 )
 from ..fidelity.entrydiff import diff_documents
+from ..fidelity.render import diff_view, leg_view, report_view
 from ..fidelity.roundtrip import roundtrip
 from ..formats.card_image import main_icon
 from ..formats.registry import all_formats, get_format, writable_formats
@@ -76,7 +77,7 @@ from .schemas import (
     Validation,
 )
 from .security import Unauthorized, require_token
-from .uploads import Upload, content_disposition, media_type, read_upload
+from .uploads import SpooledUpload, Upload, content_disposition, media_type, read_upload, spooled_upload
 
 PLAYGROUND_PLATFORMS = tuple(p for p in PROFILES if p != "ccv3")
 """The profiles the playground compares when none is named: every app's (ccv3 is the spec, not an app)."""
@@ -297,7 +298,8 @@ def formats() -> dict[str, Any]:
 
 def writable_targets(doc: Document) -> list[str]:
     """The targets ``doc`` can be written as. Card formats take any card or book (a book becomes a card
-    holding it); a lorebook format needs a book, and some (a NovelAI story) more, so those are tried."""
+    holding it); a lorebook format needs a book, and some (a NovelAI story) more, a chat format a chat:
+    those are tried."""
     # Whether a writer accepts a book does not depend on how many entries it has: probing with the first
     # entry only: 60 ms instead of 430 ms for an 85-entry world (writers still read the native stash).
     probe = doc
@@ -305,7 +307,7 @@ def writable_targets(doc: Document) -> list[str]:
         probe = replace(doc, lorebook=doc.lorebook.model_copy(update={"entries": doc.lorebook.entries[:1]}))
     names = []
     for fmt in writable_formats():
-        if fmt.kind != "lorebook":
+        if fmt.kind == "card" and doc.kind in ("card", "lorebook"):
             names.append(fmt.name)
             continue
         try:
@@ -410,20 +412,30 @@ def convert(
     image: Annotated[
         UploadFile | None, File(description="A picture for picture formats (png, charx, ...): PNG, JPEG or WebP.")
     ] = None,
+    embed_picture: Annotated[
+        bool,
+        Query(description="ccv3: keep the card picture and PNG asset images as data URLs (false: leave them out)."),
+    ] = True,
 ) -> Response:
     limits = limits_of(request)
     target = _target(to)
     upload = read_upload(file, limits)
     doc = _read(upload, limits)
     picture = _picture_upload(image, limits)
-    conversion = convert_document(doc, target, image=picture)
+    conversion = convert_document(doc, target, image=picture, options={"embed_picture": embed_picture})
     report = conversion.report
     report.source_file = upload.name
     name = output_name(upload.name, target)
     counts = report.counts
     if strict and report.has_losses:
         return SafeJSONResponse(
-            error_json("lossy_conversion", strict_reason(report), file=upload.name, report=report.to_json()),
+            error_json(
+                "lossy_conversion",
+                strict_reason(report),
+                file=upload.name,
+                report=report.to_json(),
+                view=report_view(report, doc.warnings).to_json(),
+            ),
             status_code=422,
         )
     if "application/json" in request.headers.get("accept", ""):
@@ -433,6 +445,7 @@ def convert(
                 "media_type": media_type(target),
                 "file_base64": base64.b64encode(conversion.data).decode(),
                 "report": report.to_json(),
+                "view": report_view(report, doc.warnings).to_json(),  # static/report.js draws it as the CLI prints
                 "warnings": list(doc.warnings),
             }
         )
@@ -469,7 +482,8 @@ def roundtrip_(
     legs = []
     for target in targets:
         try:
-            legs.append(roundtrip(doc, target).to_json())
+            leg = roundtrip(doc, target)
+            legs.append({**leg.to_json(), "view": leg_view(leg).to_json()})
         except InteropError as exc:
             legs.append({"target": target, "error": exc.reason, "ok": False})
     return {"file": upload.name, "format": doc.format, "ok": all(leg["ok"] for leg in legs), "legs": legs}
@@ -490,10 +504,12 @@ def diff(
     limits = limits_of(request)
     up_a, up_b = read_upload(a, limits), read_upload(b, limits)
     doc_a, doc_b = _read(up_a, limits), _read(up_b, limits)
+    result = diff_documents(doc_a, doc_b, up_b.data)  # B's bytes: what its app loads, as the CLI says
     return {
         "a": {"file": up_a.name, "format": doc_a.format},
         "b": {"file": up_b.name, "format": doc_b.format},
-        **diff_documents(doc_a, doc_b, up_b.data).to_json(),  # B's bytes: what its app loads, as the CLI says
+        **result.to_json(),
+        "view": diff_view(result).to_json(),
     }
 
 
@@ -533,11 +549,18 @@ def validate(
 @cpu_bound
 def activate(
     request: Request,
-    book: Annotated[list[UploadFile], File(description="Lorebook file(s), pooled as the platform does.")],
-    chat: Annotated[UploadFile | None, File(description="Chat as JSON Lines (docs/engine.md).")] = None,
-    chat_text: Annotated[
-        str | None, Form(description="Or the chat pasted: JSON Lines, or one `Name: message` per line.")
+    book: Annotated[
+        list[UploadFile] | None,
+        File(description="Lorebook file(s), pooled as the platform does; optional when the chat carries its own."),
     ] = None,
+    chat: Annotated[
+        UploadFile | None,
+        File(
+            description="Chat in any chat format: SillyTavern JSONL, RisuAI or Agnai chat export, "
+            "interop chat JSONL, `Name: message` text (docs/chats.md)."
+        ),
+    ] = None,
+    chat_text: Annotated[str | None, Form(description="Or the chat pasted, in any of those formats.")] = None,
     platform: Annotated[list[str] | None, Form(description="Platforms (repeatable; default all but ccv3).")] = None,
     seed: Annotated[int, Form()] = 0,
     scan_depth: Annotated[
@@ -550,17 +573,35 @@ def activate(
     for name in platforms:
         if name not in PROFILES:
             raise InteropError(f"unknown platform {name!r}; choose from {', '.join(sorted(PROFILES))}")
-    uploads = [read_upload(f, limits) for f in book]
+    uploads = [read_upload(f, limits) for f in book or []]
     if chat is not None:
         chat_upload = read_upload(chat, limits)
-        conversation = chat_from_transcript(chat_upload.data, file=chat_upload.name)
+        conversation, chat_format, log = read_chat_bytes(chat_upload.data, file=chat_upload.name, limits=limits)
     elif chat_text and chat_text.strip():
-        conversation = chat_from_transcript(chat_text, file="chat")
+        conversation, chat_format, log = read_chat_bytes(chat_text, file="chat", limits=limits)
     else:
         raise InteropError("no chat given (upload `chat` or paste `chat_text`)", file="chat")
+    own_book = log.lorebook if log is not None else None
+    if own_book is not None and not (isinstance(own_book.name, str) and own_book.name):
+        own_book = own_book.model_copy(update={"name": (log.book_name or log.title or "chat") if log else "chat"})
+    if not uploads and own_book is None:
+        raise InteropError("no lorebook given (upload `book`, or a chat that carries its own book)", file="book")
     books = {p: [book_from_bytes(u.data, u.name, p, limits=limits) for u in uploads] for p in platforms}
+    if own_book is not None:  # the chat's own book (Risu localLore, a stashed world) is pooled with the others
+        for pooled in books.values():
+            pooled.append(own_book)
     result = side_by_side(books, conversation, seed=seed, settings=playground_settings(platforms, scan_depth, budget))
-    return {"books": [u.name for u in uploads], "messages": len(conversation.messages), **result.to_json()}
+    bound = (
+        (log.book_name or (own_book.name if own_book is not None and isinstance(own_book.name, str) else None))
+        if log
+        else None
+    )
+    return {
+        "books": [u.name for u in uploads],
+        "messages": len(conversation.messages),
+        "chat": {"format": chat_format, "bound_book": bound},
+        **result.to_json(),
+    }
 
 
 def playground_settings(platforms: list[str], scan_depth: int | None, budget: int | None) -> dict[str, Any] | None:
@@ -732,9 +773,10 @@ def create_migration(
     targets = tuple(dict.fromkeys(_target(t.strip()) for t in to.split(",") if t.strip()))
     if not targets:
         raise RequestError("no target format given", code="unknown_target", location="to")
-    uploads: list[Upload] = []
+    uploads: list[Upload | SpooledUpload] = []
     for file in files:
-        uploads.extend(_expand(read_upload(file, limits), limits, config.max_files))
+        spooled = spooled_upload(file, limits)
+        uploads.extend([spooled] if spooled else _expand(read_upload(file, limits), limits, config.max_files))
     if len(uploads) > config.max_files:
         raise InteropError(f"{len(uploads)} files, more than the limit of {config.max_files}")
     state = start_job(catalog_of(request), uploads, targets, keep=config.keep_uploads)

@@ -139,7 +139,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
     # Outermost first: headers on every answer (403s, 413s and 429s included), Host/Origin checks
     # when there is no token, the cap on concurrent uploads, then the body limit.
     app.add_middleware(BodyLimit, max_bytes=config.max_upload_bytes)
-    app.add_middleware(HeavyRequests, limit=config.max_concurrent_uploads)
+    app.add_middleware(HeavyRequests, max_bytes=config.max_upload_bytes_in_progress, body_limit=config.max_upload_bytes)
     if not config.token:
         app.add_middleware(LocalOnly, allowed_hosts=config.allowed_hosts)
     app.add_middleware(SecurityHeaders)

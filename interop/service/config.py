@@ -27,9 +27,9 @@ class ServiceConfig:
     adds it): e.g. a name in /etc/hosts for 127.0.0.1. Anything else is refused (DNS rebinding)."""
     max_upload_bytes: int = 64 * MiB
     """Largest request body accepted; checked before anything is parsed."""
-    max_concurrent_uploads: int = 4
-    """Uploads (POST requests to the API) in progress at once per worker; more get 429 + Retry-After.
-    Each holds its file in memory while it is read, so memory stays near this x the upload size."""
+    max_upload_bytes_in_progress: int = 256 * MiB
+    """Most bytes of uploads (POSTs to the API, by ``Content-Length``) in progress at once per worker;
+    more get 429 + Retry-After. Each is held in memory while it is read, so this bounds that memory."""
     max_files: int = 1000
     """Most files in one multipart request (a migration upload)."""
     max_total_uncompressed: int = 256 * MiB

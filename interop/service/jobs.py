@@ -31,7 +31,7 @@ from ..catalog.run import RunSummary, migrate
 from ..catalog.runlog import finish_run, recent_runs, start_run
 from ..errors import CatalogError, InteropError
 from ..io import write_atomic
-from .uploads import Upload
+from .uploads import SpooledUpload, Upload
 
 PROGRESS_EVERY_S = 0.2
 _RUN_LOCK = threading.Lock()
@@ -114,7 +114,12 @@ def recent_jobs(catalog: Catalog, limit: int = 20) -> list[dict[str, Any]]:
 
 
 def start_job(
-    catalog: Catalog, uploads: list[Upload], targets: tuple[str, ...], *, wait: bool = False, keep: bool = False
+    catalog: Catalog,
+    uploads: list[Upload | SpooledUpload],
+    targets: tuple[str, ...],
+    *,
+    wait: bool = False,
+    keep: bool = False,
 ) -> dict[str, Any]:
     """Store the uploads, record the job as queued and run it in a thread; returns the first state."""
     paths = JobPaths.of(catalog)
@@ -124,7 +129,10 @@ def start_job(
     names: dict[str, str] = {}
     for number, upload in enumerate(uploads):
         path = folder / str(number) / upload.name
-        write_atomic(path, upload.data, fsync=False)
+        if isinstance(upload, SpooledUpload):
+            upload.save(path)  # copied from the spool, never held in memory
+        else:
+            write_atomic(path, upload.data, fsync=False)
         files.append(path)
         names[str(path)] = upload.name
     state: dict[str, Any] = {

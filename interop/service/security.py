@@ -96,30 +96,35 @@ class BodyLimit:
 
 
 class HeavyRequests:
-    """At most ``limit`` uploads (POST/PUT/PATCH under ``/api/``) in progress at once per process;
-    more are answered 429 with ``Retry-After`` before their body is read. Each one in progress
-    holds its upload in memory while it is read and converted, so this bounds the memory of
-    concurrent large uploads (8 x 60 MB took the server from 0.1 to 1.3 GB)."""
+    """Uploads (POST/PUT/PATCH under ``/api/``) in progress at once may declare at most ``max_bytes``
+    together per process; past that, 429 with ``Retry-After`` before the body is read. Each upload is
+    held in memory while it is read and converted, so this bounds the memory of concurrent large
+    uploads (8 x 60 MB took the server from 0.1 to 1.3 GB) while small requests, the usual ones,
+    are never turned away. A body without ``Content-Length`` counts as ``body_limit`` bytes; one
+    request is always admitted when nothing else is in progress."""
 
-    def __init__(self, app: ASGIApp, limit: int, retry_after: int = 2) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, body_limit: int, retry_after: int = 2) -> None:
         self.app = app
-        self.limit = limit
+        self.max_bytes = max_bytes
+        self.body_limit = body_limit
         self.retry_after = retry_after
-        self.active = 0
+        self.in_flight = 0  # declared bytes of the uploads in progress
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] not in BODY_METHODS or not scope["path"].startswith("/api/"):
             await self.app(scope, receive, send)
             return
-        if self.active >= self.limit:
-            reason = f"the server is busy with {self.active} uploads; retry in {self.retry_after} s"
+        declared = dict(scope["headers"]).get(b"content-length", b"")
+        size = int(declared) if declared.isdigit() else self.body_limit
+        if self.in_flight and self.in_flight + size > self.max_bytes:
+            reason = f"the server is busy with {self.in_flight} bytes of uploads; retry in {self.retry_after} s"
             await _reply(send, 429, reason, extra=[(b"retry-after", str(self.retry_after).encode())])
             return
-        self.active += 1  # one event loop per process: no lock needed
+        self.in_flight += size  # one event loop per process: no lock needed
         try:
             await self.app(scope, receive, send)
         finally:
-            self.active -= 1
+            self.in_flight -= size
 
 
 _REPLY_CODES = {400: "bad_request", 403: "forbidden", 413: "too_large", 429: "too_many_requests"}

@@ -93,5 +93,6 @@ def test_roundtrip_prints_behaviour_items(tmp_path: Path) -> None:
     (chat / "one.jsonl").write_text("\n".join(json.dumps(r) for r in RECORDS))
     result = CliRunner().invoke(cli, ["roundtrip", str(src), "--via", "agnai-book", "--behaviour", str(chat)])
     assert result.exit_code == 0, result.output
-    assert 'via agnai-book: behaviour["' in result.output
+    leg = result.output.split("via agnai-book", 1)[1]  # the behaviour items follow the leg's verdict line
+    assert '\n    behaviour["' in leg
     assert "activation differs in" in result.output

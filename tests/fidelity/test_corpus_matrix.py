@@ -46,13 +46,16 @@ def _samples(root: Path) -> list[Path]:
     return sorted(
         p
         for p in root.rglob("*")
-        if p.is_file() and p.suffix.lower() not in NOT_SAMPLES and not p.name.startswith(".") and "chats" not in p.parts
+        if p.is_file()
+        and p.suffix.lower() not in NOT_SAMPLES
+        and not p.name.startswith(".")
+        and "chats" not in p.relative_to(root).parts  # not the checkout's own path (a worktree named chats)
     )
 
 
 PROJECT = _samples(PROJECT_CORPUS)
 SHARED = _samples(SHARED_CORPUS)
-TARGETS = sorted(f.name for f in writable_formats())
+TARGETS = sorted(f.name for f in writable_formats() if f.kind != "chat")  # chats: tests/formats/test_chats.py
 
 
 @functools.cache

@@ -23,7 +23,7 @@ from interop.fidelity.containers import container_paths
 from interop.fidelity.paths import render
 from interop.fidelity.rules import RuleBook
 from interop.fidelity.view import leaves, view_of
-from interop.mappings import TargetRule
+from interop.mappings import FATES, TargetRule
 from interop.model import Card, Lorebook
 
 SCHEMA = json.loads((Path(__file__).parents[2] / "docs" / "fidelity-report.schema.json").read_text())
@@ -72,7 +72,7 @@ def assert_accounts_once(doc: Document, report: FidelityReport) -> None:
 def test_contract_counts_items_json_and_losses() -> None:
     doc = card_doc()
     report = fidelity_report(doc, "ccv3")
-    assert set(report.counts) == {"kept", "translated", "stashed", "approximated", "lost"}
+    assert tuple(report.counts) == FATES
     assert report.counts["kept"] == len(report.items) and not report.has_losses
     item = report.items[0]
     assert (item.path, item.fate, item.detail) == ("root.x_root.k", "kept", "")
@@ -109,7 +109,8 @@ def test_v3_only_fields_are_stashed_going_to_v2() -> None:
 def test_a_card_written_as_a_lorebook_loses_the_character_with_the_tables_reason() -> None:
     doc = card_doc()
     report = fidelity_report(doc, "lorebook_v3")
-    assert report.item("card.name").fate == "lost"
+    # issue 19 item 6: a card field has no place in a lorebook: not applicable, not lost
+    assert report.item("card.name").fate == "not_applicable"
     assert report.item("card.name").detail == "a standalone lorebook holds no character"
     assert report.item("root.x_root.k").fate == "lost"  # no rule: the data decides
     assert report.item("root.x_root.k").detail == "not in the lorebook_v3 output"
@@ -152,7 +153,7 @@ def test_fates_combine_data_and_table(monkeypatch: pytest.MonkeyPatch) -> None:
         TargetRule("book.scan_depth", "stashed", where="extensions.x"),
         TargetRule("entry.keys", "translated", how="joined"),
     ]
-    monkeypatch.setattr(report_module, "rule_book", lambda target, same=False: FakeRules(target, rules))
+    monkeypatch.setattr(report_module, "rule_book", lambda target, same=False, card=True: FakeRules(target, rules))
     report = fidelity_report(card_doc(), "lorebook_v3")
     # did not come back, the table says kept: the data wins
     assert report.item("card.name").fate == "lost"
@@ -187,7 +188,7 @@ def test_hooks_can_only_make_a_fate_worse(monkeypatch: pytest.MonkeyPatch) -> No
         "the app mangles 'dock'",
     )
     assert report.item("entry[0].content").fate == "kept"
-    assert report.item("card.name").fate == "lost"
+    assert report.item("card.name").fate == "not_applicable"  # no app can do anything with it
     assert any("entry[9].keys" in w for w in report.warnings)
 
 
@@ -218,15 +219,17 @@ def _png(colour: tuple[int, int, int]) -> bytes:
     return out.getvalue()
 
 
-def test_picture_kept_in_png_and_lost_in_json() -> None:
+def test_picture_kept_in_png_and_in_json_unless_left_out() -> None:
     png = write(card_doc(), "png", image=_png((200, 10, 10)))
     doc = read_bytes(png, filename="card.png")
     assert doc.image is not None
     to_png = fidelity_report(doc, "png")
     assert to_png.item("image").fate == "kept"  # card chunks rewritten, pixels identical
-    to_json = fidelity_report(doc, "ccv3")
-    assert (to_json.item("image").fate, to_json.item("image").detail) == ("lost", "ccv3 holds no picture")
+    to_json = fidelity_report(doc, "ccv3")  # the main icon's data URL (issue 19 item 5)
+    assert to_json.item("image").fate == "translated" and "data:image/png" in to_json.item("image").detail
     assert_accounts_once(doc, to_json)
+    left_out = fidelity_report(doc, "ccv3", write(doc, "ccv3", embed_picture=False))
+    assert (left_out.item("image").fate, left_out.item("image").detail) == ("lost", "ccv3 holds no picture")
 
 
 def test_embedded_assets_and_members_are_checked_by_bytes() -> None:

@@ -1,7 +1,8 @@
 """The order formats are listed in (``interop formats``, ``/api/v1/formats``, detection ties) is
 the order before the per-platform packages: platforms by ``Platform.rank``, each platform's
 formats in the order its package registers them. Checked by hand against the listing of the
-flat ``interop/formats/*.py`` layout (commit 636e904) when the packages were introduced."""
+flat ``interop/formats/*.py`` layout (commit 636e904) when the packages were introduced; each
+platform's chat format (issue 20) is registered after its card and lorebook formats."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ from interop.formats import all_formats, all_platforms
 
 BEFORE_PACKAGES = [
     "ccv3", "ccv2", "ccv1", "lorebook_v3", "character_book", "png", "charx",
-    "agnai-book", "agnai-character", "agnai-card",
+    "agnai-book", "agnai-character", "agnai-card", "agnai-chat",
     "novelai-lorebook", "novelai-scenario", "novelai-story", "novelai-png",
-    "sillytavern-world", "sillytavern-card",
-    "risu-lorebook", "risum", "risu-charx", "risu-character",
+    "sillytavern-world", "sillytavern-card", "sillytavern-chat",
+    "risu-lorebook", "risum", "risu-charx", "risu-character", "risu-chat",
     "pygmalion-json", "textgen-yaml", "byaf",
 ]  # fmt: skip
 

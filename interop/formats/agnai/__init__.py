@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...transforms.agnai_keys import key_conflicts
 from ..registry import Platform, register_platform
-from . import character, memory
+from . import character, chat, memory
 
 
 def _is_native_book(obj: object) -> bool:
@@ -26,4 +26,5 @@ PLATFORM = register_platform(
     ),
     *memory.FORMATS,
     *character.FORMATS,
+    *chat.FORMATS,
 )

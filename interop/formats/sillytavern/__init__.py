@@ -18,7 +18,7 @@ through the registry (``get_platform("sillytavern").service(name)``), never by i
 from __future__ import annotations
 
 from ..registry import Platform, register_platform
-from . import files
+from . import chat, files
 from .card import card_book_from_lorebook, sillytavern_card
 from .describe import describe_world
 from .fields import FIELDS, LOGIC_NAMES, POSITION_NAMES, ROLE_NAMES, WorldField, flat_keys
@@ -68,6 +68,7 @@ PLATFORM = register_platform(
         },
     ),
     *files.FORMATS,
+    *chat.FORMATS,
 )
 
 __all__ = [

@@ -201,7 +201,7 @@ async function convertOne(item) {
     link.download = data.filename;
     link.textContent = "Download " + data.filename;
     link.hidden = false;
-    renderReport(node, data.report);
+    renderReport(node, data);
     return true;
   } catch (e) {
     // A failed conversion leaves no stale download or report behind.
@@ -285,42 +285,9 @@ function zipStore(files) {
   return new Blob([...parts, ...central, new Uint8Array(end.buffer)]);
 }
 
-function renderReport(node, report) {
-  // static/report.js (the shared report view) draws it when present; this plain table otherwise.
-  if (window.InteropReport && window.InteropReport.render) window.InteropReport.render(node.querySelector(".report"), report);
-  else showReport(node, report);
-}
-
-function showReport(node, report) {
-  const box = node.querySelector(".report");
-  const body = box.querySelector("tbody");
-  body.replaceChildren();
-  const counts = report.counts;
-  box.querySelector(".report-title").textContent =
-    `${report.source.format} → ${report.target.format} (${report.target.platform}): ` +
-    FATES.map((f) => `${counts[f]} ${f}`).join(", ") + (report.verified ? "" : " — not verified by reading back");
-  // Worst first: what the target loses matters more than what it keeps.
-  const rank = (item) => ["lost", "approximated", "stashed", "translated", "kept"].indexOf(item.fate);
-  const items = report.items.map((item, i) => [rank(item), i, item]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  for (const [, , item] of items) {
-    const row = el("tr", { class: "fate-" + item.fate },
-      el("td", { class: "path", text: item.path }),
-      el("td", {}, el("span", { class: "badge " + item.fate, text: item.fate })),
-      el("td", { text: item.detail || "" }));
-    row.dataset.fate = item.fate;
-    body.append(row);
-  }
-  for (const box2 of box.querySelectorAll(".fate-filter input")) {
-    box2.parentElement.querySelector(".count").textContent = "(" + counts[box2.value] + ")";
-    box2.onchange = () => applyFilter(box);
-  }
-  applyFilter(box);
-  box.hidden = false;
-}
-
-function applyFilter(box) {
-  const shown = new Set([...box.querySelectorAll(".fate-filter input:checked")].map((i) => i.value));
-  for (const row of box.querySelectorAll("tbody tr")) row.hidden = !shown.has(row.dataset.fate);
+// showReport(node, report, view): static/report.js (the report section, the CLI's view).
+function renderReport(node, data) {
+  showReport(node, data.report, data.view);
 }
 
 /* ---------------------------------------------------------------- catalog page */

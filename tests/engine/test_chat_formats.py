@@ -1,0 +1,136 @@
+"""``interop activate --chat`` and ``convert --behaviour`` take every chat format (issue 20, item 2).
+
+The SillyTavern chats are ``corpus/chats/st_harbor.jsonl`` / ``st_storm.jsonl`` (the scenes of
+``harbor.jsonl`` / ``storm.jsonl`` as SillyTavern's ``saveChat`` writes them: header line, then
+``name``/``is_user``/``is_system``/``send_date``/``mes``/``extra``/``swipes`` per message). The
+equivalent interop chat is built here from the interop scene with the header reduced to what a
+SillyTavern chat file itself knows (user and character name): the card's description, tags and
+avatar file, which feed SillyTavern's match sources and character filter, live in the card.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from interop.cli import cli
+from tests.engine.scenario import CHATS
+
+SCENES = {"st_harbor.jsonl": "harbor.jsonl", "st_storm.jsonl": "storm.jsonl"}
+PAIRS = [  # the books that fire something in each scene
+    *[(b, "st_harbor.jsonl") for b in ("st_matching", "st_recursion", "st_groups", "st_budget", "st_depth")],
+    *[(b, "st_storm.jsonl") for b in ("st_matching", "st_recursion", "st_timed")],
+]
+
+
+def invoke(*args: str, stdin: bytes | None = None):
+    return CliRunner().invoke(cli, ["activate", *args], input=stdin, catch_exceptions=False)
+
+
+def equivalent_interop_chat(scene: str, tmp_path: Path) -> Path:
+    lines = (CHATS / scene).read_text("utf-8").splitlines()
+    header = json.loads(lines[0])
+    reduced = {"user": header["user"], "character": {"name": header["character"]["name"]}}
+    path = tmp_path / f"equivalent_{scene}"
+    path.write_text("\n".join([json.dumps(reduced), *lines[1:]]) + "\n", "utf-8")
+    return path
+
+
+def fired_per_turn(output: str) -> list[tuple[int, list[str]]]:
+    return [(r["turn"], [a["entry_id"] for a in r["activated"]]) for r in json.loads(output)]
+
+
+@pytest.mark.parametrize(("book", "st_chat"), PAIRS)
+def test_sillytavern_chat_fires_what_the_equivalent_interop_chat_fires(book: str, st_chat: str, tmp_path) -> None:
+    interop_chat = equivalent_interop_chat(SCENES[st_chat], tmp_path)
+    st = invoke(str(CHATS / f"{book}.json"), "--chat", str(CHATS / st_chat), "--json", "--all-turns")
+    ours = invoke(str(CHATS / f"{book}.json"), "--chat", str(interop_chat), "--json", "--all-turns")
+    assert st.exit_code == 0 and ours.exit_code == 0, st.output + ours.output
+    assert fired_per_turn(st.output) == fired_per_turn(ours.output)
+    assert any(ids for _, ids in fired_per_turn(st.output))  # the comparison is about something
+
+
+def test_chat_from_standard_input() -> None:
+    data = (CHATS / "st_harbor.jsonl").read_bytes()
+    piped = invoke(str(CHATS / "st_matching.json"), "--chat", "-", "--json", stdin=data)
+    direct = invoke(str(CHATS / "st_matching.json"), "--chat", str(CHATS / "st_harbor.jsonl"), "--json")
+    assert piped.exit_code == 0 and json.loads(piped.output) == json.loads(direct.output)
+
+
+def test_hidden_messages_are_not_scanned(tmp_path) -> None:
+    """A message hidden with ``/hide`` (``is_system: true``) is out of the prompt, so out of the scan."""
+    lines = (CHATS / "st_harbor.jsonl").read_text("utf-8").split("\n")
+    message = json.loads(lines[4])
+    assert "KRAKEN-BELL" in message["mes"]
+    message["is_system"] = True
+    hidden = tmp_path / "hidden.jsonl"
+    hidden.write_text("\n".join([*lines[:4], json.dumps(message)]), "utf-8")
+    shown = invoke(str(CHATS / "st_matching.json"), "--chat", str(CHATS / "st_harbor.jsonl"), "--json", "--trace")
+    masked = invoke(str(CHATS / "st_matching.json"), "--chat", str(hidden), "--json", "--trace")
+    keys = {r["key"] for r in json.loads(shown.output)["log"] if r["fired"]}
+    masked_keys = {r["key"] for r in json.loads(masked.output)["log"] if r["fired"]}
+    assert "kraken-bell" in {str(k).lower() for k in keys}
+    assert "kraken-bell" not in {str(k).lower() for k in masked_keys}
+
+
+@pytest.mark.parametrize(
+    ("book", "chat", "platform"),
+    [
+        ("risu_harbor.json", "risu_harbor_chat.json", "risu"),
+        ("agnai_harbor.json", "agnai_harbor_chat.json", "agnai"),
+        ("st_matching.json", "st_group.jsonl", "sillytavern"),
+        ("st_matching.json", "harbor_transcript.txt", "sillytavern"),
+    ],
+)
+def test_every_chat_format_drives_activate(book: str, chat: str, platform: str) -> None:
+    result = invoke(str(CHATS / book), "--chat", str(CHATS / chat), "--platform", platform, "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["turn"] > 0
+
+
+def test_a_lorebook_is_not_a_chat() -> None:
+    result = CliRunner().invoke(
+        cli, ["activate", str(CHATS / "st_matching.json"), "--chat", str(CHATS / "st_budget.json")]
+    )
+    assert result.exit_code == 3 and "not a chat" in result.output
+
+
+def test_convert_behaviour_takes_a_sillytavern_chat(tmp_path) -> None:
+    out = tmp_path / "out.json"
+    result = CliRunner().invoke(
+        cli,
+        [
+            "convert",
+            str(CHATS / "st_matching.json"),
+            "--to",
+            "risu-lorebook",
+            "-o",
+            str(out),
+            "--behaviour",
+            str(CHATS / "st_harbor.jsonl"),
+            "--behaviour",
+            "-",
+            "--quiet",
+        ],
+        input=(CHATS / "agnai_harbor_chat.json").read_bytes(),
+    )
+    assert result.exit_code == 0, result.output
+    assert out.exists()
+
+
+def test_platform_all_compares_the_apps_side_by_side() -> None:
+    """``--platform all``: every app's last turn, as ``activate --platform P`` gives it, plus the rows
+    pairing the entries (what the web page's playground shows)."""
+    book, chat = str(CHATS / "ccv3_harbor.json"), str(CHATS / "st_harbor.jsonl")
+    data = json.loads(invoke(book, "--chat", chat, "--platform", "all", "--json", "--trace").output)
+    assert data["platforms"] == ["sillytavern", "risu", "agnai"]
+    for platform in data["platforms"]:
+        single = invoke(book, "--chat", chat, "--platform", platform, "--json", "--trace")
+        assert data["results"][platform] == json.loads(single.output)
+    text = invoke(book, "--chat", chat, "--platform", "all").output
+    assert text.count("\n* ") + text.startswith("* ") == data["differences"] > 0
+    refused = CliRunner().invoke(cli, ["activate", book, "--chat", chat, "--platform", "all", "--turn", "2"])
+    assert refused.exit_code == 2

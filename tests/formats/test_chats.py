@@ -1,0 +1,222 @@
+"""Chat formats (issue 20): SillyTavern JSONL, RisuAI and Agnai chat exports, interop chat JSONL and
+plain transcripts. The samples are written by ``corpus/chats/make_chat_files.py`` after each app's
+own save/export code:
+
+* SillyTavern ``public/script.js`` ``saveChat`` (header + messages, ``JSON.stringify`` per line,
+  joined with ``\\n``), ``public/scripts/group-chats.js`` ``saveGroupChat`` (messages only),
+  ``src/endpoints/chats.js`` ``/save``, ``/group/save``;
+* RisuAI ``src/ts/characters.ts`` ``exportChat`` (``{type: 'risuChat', ver: 2, data, folders}``)
+  and ``importChat`` (stores the chat object unchanged);
+* Agnai ``web/pages/Chat/ChatExport.tsx`` (``JSON.stringify(json, null, 2)``) and
+  ``web/pages/Character/ImportChatModal.tsx`` ``importValid``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from interop import api
+from interop.errors import ConversionError, CorruptInputError, FormatError, InvalidCardError, LimitExceededError
+from interop.formats.chat_native import parse_time, st_timestamp
+from interop.limits import Limits
+
+CHATS = Path(__file__).resolve().parents[2] / "corpus" / "chats"
+NATIVE = {
+    "st_harbor.jsonl": "sillytavern-chat",
+    "st_storm.jsonl": "sillytavern-chat",
+    "st_hidden.jsonl": "sillytavern-chat",
+    "st_group.jsonl": "sillytavern-chat",
+    "st_group_header.jsonl": "sillytavern-chat",
+    "risu_harbor_chat.json": "risu-chat",
+    "agnai_harbor_chat.json": "agnai-chat",
+    "harbor.jsonl": "interop-chat",
+    "storm.jsonl": "interop-chat",
+}
+APPS = ("sillytavern-chat", "risu-chat", "agnai-chat")
+
+
+@pytest.mark.parametrize("name", sorted(NATIVE))
+def test_native_round_trip_is_byte_identical(name: str) -> None:
+    data = (CHATS / name).read_bytes()
+    doc = api.read_bytes(data, filename=name)
+    assert doc.format == NATIVE[name] and doc.kind == "chat"
+    assert api.write(doc, doc.format) == data
+
+
+@pytest.mark.parametrize(
+    ("name", "via"),
+    [(n, t) for n, f in sorted(NATIVE.items()) if f in APPS for t in APPS if t != f]
+    + [(n, t) for n, f in sorted(NATIVE.items()) if f == "interop-chat" for t in APPS],
+)
+def test_to_another_app_and_back_is_identical(name: str, via: str) -> None:
+    """ST -> Risu -> ST, ST -> Agnai -> ST, and every other pair: what the target cannot hold is
+    stashed (``interop_stash``) and restored, so the way back gives the file back byte for byte."""
+    data = (CHATS / name).read_bytes()
+    doc = api.read_bytes(data, filename=name)
+    middle = api.read_bytes(api.write(doc, via), filename=f"x{via}")
+    assert middle.format == via
+    assert [m.text for m in middle.chat.messages] == [m.text for m in doc.chat.messages]
+    assert api.write(middle, doc.format) == data
+
+
+def test_sillytavern_fields() -> None:
+    doc = api.read(CHATS / "st_harbor.jsonl")
+    chat = doc.chat
+    assert (chat.user, chat.character, chat.group, chat.book_name) == ("Alex", "Mira", False, "st_matching")
+    assert chat.notes == "[Mira never lies about the tide.]"
+    greeting, _, reply, _ = chat.messages
+    # getFirstMessage: the greeting's swipes are first_mes + alternate_greetings
+    assert greeting.swipes is not None and len(greeting.swipes) == 2 and greeting.swipe_index == 0
+    assert reply.swipe_index == 1 and reply.swipes[1] == reply.text
+    assert greeting.time == parse_time("November 2, 2026 7:41pm")
+    assert chat.created == parse_time("2026-11-02T19:41:07Z")
+
+
+def test_sillytavern_hidden_and_narrator_messages() -> None:
+    chat = api.read(CHATS / "st_hidden.jsonl").chat
+    hidden = [m for m in chat.messages if m.hidden]
+    assert len(hidden) == 1 and hidden[0].role == "user"  # /hide sets is_system on a user message
+    narrator = chat.messages[-1]
+    assert narrator.role == "system" and not narrator.hidden  # sendNarratorMessage: extra.type "narrator"
+    assert hidden[0] is chat.messages[2] and hidden[0].time == parse_time("2026-11-02T19:43:00.000Z")
+
+
+@pytest.mark.parametrize("name", ["st_group.jsonl", "st_group_header.jsonl"])
+def test_sillytavern_group_chats(name: str) -> None:
+    chat = api.read(CHATS / name).chat
+    assert chat.group and chat.character is None
+    assert chat.characters == ["Mira", "Roderick"]
+
+
+def test_risu_fields_and_local_lore() -> None:
+    chat = api.read(CHATS / "risu_harbor_chat.json").chat
+    assert chat.title == "Harbour night" and chat.notes == "[Mira never lies about the tide.]"
+    assert [m.role for m in chat.messages] == ["user", "assistant", "user", "user"]
+    assert chat.messages[-1].hidden  # disabled: true
+    assert chat.messages[0].time == 1793648460000 + 60000
+    assert chat.lorebook is not None and [e.comment for e in chat.lorebook.entries] == ["Kraken-bell", "Pier rules"]
+    assert chat.lorebook.entries[1].constant is True
+
+
+def test_agnai_roles_from_ids() -> None:
+    chat = api.read(CHATS / "agnai_harbor_chat.json").chat
+    assert [m.role for m in chat.messages] == ["assistant", "user", "assistant", "user"]
+    assert chat.messages[1].name == "Alex" and chat.messages[0].name is None
+    assert chat.scenario == "Night falls over the Saltmarket." and chat.title == "Exported"
+
+
+def test_agnai_import_rules_hold_for_written_files() -> None:
+    """ImportChatModal ``importValid``: name, greeting, scenario, sampleChat strings, ``messages[].msg``;
+    ``userId`` marks the user's messages (srv/api/chat/create.ts importChat)."""
+    doc = api.read(CHATS / "st_harbor.jsonl")
+    obj = json.loads(api.write(doc, "agnai-chat"))
+    assert all(isinstance(obj[k], str) for k in ("name", "greeting", "scenario", "sampleChat"))
+    assert all(isinstance(m["msg"], str) for m in obj["messages"])
+    assert [bool(m.get("userId")) for m in obj["messages"]] == [m.role == "user" for m in doc.chat.messages]
+
+
+def test_risu_import_rules_hold_for_written_files() -> None:
+    """importChat (ver 1 check): message, note, name and localLore must not be nullish; ver 2 reads data."""
+    obj = json.loads(api.write(api.read(CHATS / "st_group.jsonl"), "risu-chat"))
+    assert obj["type"] == "risuChat" and obj["ver"] == 2
+    assert all(obj["data"][k] is not None for k in ("message", "note", "name", "localLore"))
+    assert {m["role"] for m in obj["data"]["message"]} <= {"user", "char"}
+
+
+def test_sillytavern_import_rules_hold_for_written_files() -> None:
+    """chats.js /import (jsonl): the first line needs user_name or name; every message needs mes."""
+    lines = api.write(api.read(CHATS / "risu_harbor_chat.json"), "sillytavern-chat").decode().split("\n")
+    header = json.loads(lines[0])
+    assert "user_name" in header and "chat_metadata" in header
+    assert all(isinstance(json.loads(line)["mes"], str) for line in lines[1:])
+
+
+def test_transcript_reads_but_is_not_written() -> None:
+    doc = api.read(CHATS / "harbor_transcript.txt")
+    assert doc.format == "transcript"
+    assert [m.name for m in doc.chat.messages] == ["Mira", "Alex", "Mira", "Alex"]
+    assert [m.role for m in doc.chat.messages] == ["assistant", "assistant", "assistant", "assistant"]
+    with pytest.raises(FormatError):
+        api.write(doc, "transcript")
+
+
+def test_transcript_user_names() -> None:
+    doc = api.read_bytes(b"You: hello there\nMira: Welcome.\nstill Mira here\n", filename="t.txt")
+    assert [(m.role, m.text) for m in doc.chat.messages] == [
+        ("user", "hello there"),
+        ("assistant", "Welcome.\nstill Mira here"),
+    ]
+
+
+def test_truncated_jsonl_names_the_line() -> None:
+    data = (CHATS / "st_harbor.jsonl").read_bytes()
+    with pytest.raises(CorruptInputError) as info:
+        api.read_bytes(data[:-20], filename="cut.jsonl", format="sillytavern-chat")
+    assert info.value.location == "line 5" and "truncated" in info.value.reason
+
+
+def test_mixed_encodings_name_the_line() -> None:
+    lines = (CHATS / "st_harbor.jsonl").read_bytes().split(b"\n")
+    lines[2] = lines[2].replace(b"passage", "passagé".encode("latin-1"))
+    with pytest.raises(CorruptInputError) as info:
+        api.read_bytes(b"\n".join(lines), filename="mixed.jsonl")
+    assert info.value.location == "line 3" and "encoding" in info.value.reason
+
+
+def test_oversized_chat_is_refused_before_reading(tmp_path: Path) -> None:
+    big = tmp_path / "huge.jsonl"
+    with big.open("wb") as handle:
+        handle.truncate(1 << 30)  # a sparse 1 GiB file: refused from its size, never read
+    with pytest.raises(LimitExceededError):
+        api.read(big)
+    small = Limits(max_file_bytes=100)
+    with pytest.raises(LimitExceededError):
+        api.read(CHATS / "st_harbor.jsonl", limits=small)
+
+
+def test_message_without_mes_is_a_typed_error() -> None:
+    data = b'{"user_name":"A","character_name":"B","chat_metadata":{}}\n{"name":"B","is_user":false}'
+    with pytest.raises(InvalidCardError) as info:
+        api.read_bytes(data, filename="x.jsonl")
+    assert info.value.location == "line 2"
+
+
+def test_a_card_is_not_written_as_a_chat() -> None:
+    card = api.read(CHATS / "ccv3_harbor.json")
+    for target in APPS:
+        with pytest.raises(ConversionError):
+            api.write(card, target)
+
+
+def test_sillytavern_timestamps() -> None:
+    """getMessageTimeStamp (public/scripts/RossAscends-mods.js): 12-hour clock, 0 shown as 12."""
+    assert st_timestamp(parse_time("November 2, 2026 12:05am")) == "November 2, 2026 12:05am"
+    assert parse_time("November 2, 2026 12:05am") == parse_time("2026-11-02T00:05:00Z")
+    assert parse_time("November 2, 2026 12:05pm") == parse_time("2026-11-02T12:05:00Z")
+    assert parse_time("2026-11-02@19h41m07s") == parse_time("2026-11-02T19:41:07Z")
+    assert parse_time("not a date") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"name: n\ncontext: &a [x, x]\nb: [*a, *a]\n",  # YAML anchors and flow lists
+        b"name: Tamsin\ngreeting: |\n  Hello there.\ncontext: She runs the mill.\n",  # block scalar
+        b"a: b\nc: d\n",  # settings, nobody speaking
+    ],
+)
+def test_key_value_text_is_not_a_transcript(text: bytes) -> None:
+    assert "transcript" not in [d.format for d in api.detect_all(text, "x.txt")]
+
+
+def test_unused_header_names_with_one_character_are_not_a_group() -> None:
+    lines = (CHATS / "st_harbor.jsonl").read_text("utf-8").split("\n")
+    header = json.loads(lines[0])
+    header["user_name"] = header["character_name"] = "unused"
+    data = "\n".join([json.dumps(header, separators=(",", ":")), *lines[1:]]).encode()
+    doc = api.read_bytes(data, filename="single.jsonl")
+    assert not doc.chat.group and doc.chat.character is None and doc.chat.characters == ["Mira"]
+    assert api.write(doc, "sillytavern-chat") == data
