@@ -10,15 +10,11 @@ Create Date: 2026-11-27
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0005"
-# 0004 is the chats revision (BOARD.md contract). On a tree without it (the web branch before the
-# merge) this revision follows 0003, so the chain stays whole either way.
-down_revision = "0004" if any(Path(__file__).parent.glob("0004_*.py")) else "0003"
+down_revision = "0004"
 branch_labels = None
 depends_on = None
 
