@@ -6,7 +6,7 @@ fidelity report imports the writers.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -40,6 +40,7 @@ def convert_document(
     pretty: bool = True,
     chats: Sequence[Any] | None = None,
     seed: int = 0,
+    options: Mapping[str, Any] | None = None,
 ) -> Conversion:
     """Write ``doc`` as ``target`` and report the fate of every source field (read back, compared).
 
@@ -47,9 +48,10 @@ def convert_document(
     ``document_scope`` spans both, so what the writer derived from the source (its SillyTavern
     world view, ...) is not derived again by the report's app checks. A chat written as a chat
     is judged by ``fidelity.chats.chat_report`` (its two read-backs), carrying the same journal.
+    ``options`` are writer options (``WriteContext.options``, e.g. ``embed_picture``).
     """
     with nullcontext() if in_scope() else document_scope():
-        written = write_with_journal(doc, target, image=image, pretty=pretty)
+        written = write_with_journal(doc, target, image=image, pretty=pretty, **dict(options or {}))
         if doc.kind == "chat" and get_format(target).kind == "chat":
             return Conversion(written.data, chat_report(doc, target, written.data, journal=written.journal))
         report = fidelity_report(doc, target, written.data, chats=chats, seed=seed, journal=written.journal)

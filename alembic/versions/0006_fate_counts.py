@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0006"
-down_revision = "0004"  # chats' 0004; becomes "0005" when web's 0005 lands (BOARD.md, lead notes 22:55)
+down_revision = "0005"
 branch_labels = None
 depends_on = None
 

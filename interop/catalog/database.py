@@ -165,6 +165,16 @@ def schema_state(engine: Engine) -> tuple[str | None, bool]:
     return rev, has_tables
 
 
+def _state_after_upgrades(engine: Engine) -> tuple[str | None, bool]:
+    """``schema_state`` once no other process holds the PostgreSQL upgrade lock."""
+    try:
+        with engine.begin() as conn:
+            conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_UPGRADE_LOCK})
+    except DBAPIError as exc:
+        raise CatalogError(f"cannot open the catalog: {_first_line(exc)}", file=_safe(engine.url)) from None
+    return schema_state(engine)
+
+
 def _first_line(exc: BaseException) -> str:
     orig = getattr(exc, "orig", None) or exc
     return str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
@@ -213,6 +223,10 @@ def open_catalog(url: str | None = None, *, create: bool = True, data_dir: Path 
     url = normalize_url(url or default_url())
     engine = make_engine(url)
     rev, has_tables = schema_state(engine)
+    if rev is None and has_tables and create and engine.dialect.name == "postgresql":
+        # Another process may be creating this catalog right now (its tables are visible before
+        # its revision is): wait for its upgrade lock, then look again.
+        rev, has_tables = _state_after_upgrades(engine)
     head = head_revision()
     if rev is None and not has_tables and create:
         upgrade_schema(engine)

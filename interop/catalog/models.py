@@ -274,10 +274,12 @@ class FidelityReport(Base):
 
 
 class Run(Base):
-    """A distributed ``interop migrate --broker`` run: what was asked, and how much there is to do.
+    """A migration run: what was asked, and how much there is to do.
 
-    Workers read the run's settings from here (the task messages carry only
-    file paths); progress is the sum of the run's committed batches.
+    A distributed ``interop migrate --broker`` run: workers read the run's settings from
+    here (the task messages carry only file paths); progress is the sum of its committed
+    batches. A run in one process (``interop migrate``, the web page) records its status
+    and summary here when it ends (catalog/runlog.py).
     """
 
     __tablename__ = "runs"
@@ -299,6 +301,15 @@ class Run(Base):
     ``k * batch_size`` to ``(k + 1) * batch_size``, so a batch the broker lost can be sent again."""
     ignored: Mapped[int] = mapped_column(Integer)
     """Files the folder walk left out (documentation, tooling): counted in the summary, never sent."""
+    # Revision 0005: every migration is a run, so the CLI and the web page list the same "Recent migrations".
+    origin: Mapped[str] = mapped_column(String(16), server_default="cli")
+    """Who started it: ``cli`` (``interop migrate``, with or without --broker) or ``web`` (POST /migrations)."""
+    status: Mapped[str | None] = mapped_column(String(16))
+    """running / done / failed for runs in one process; None for --broker runs (progress is their batches)."""
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    summary: Mapped[str | None] = mapped_column(Text)
+    """``RunSummary.to_json()`` as JSON text, once an in-process run has finished."""
+    error: Mapped[str | None] = mapped_column(Text)
 
 
 class RunBatch(Base):

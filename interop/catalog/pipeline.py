@@ -14,6 +14,7 @@ import time
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..api import read_bytes, write_with_journal
 from ..chatbook import attach_bound_book
@@ -76,6 +77,8 @@ class RunConfig:
     """sha256 -> {target: (output path, output sha256), or None if skipped} already recorded as finished."""
     pretty: bool = True
     limits: Limits = DEFAULT_LIMITS
+    options: dict[str, Any] = field(default_factory=dict)
+    """Writer options (``WriteContext.options``), e.g. ``embed_picture``."""
 
 
 _SLUG = re.compile(r"[^\w.-]+", re.UNICODE)
@@ -133,7 +136,7 @@ def _internal(exc: BaseException) -> str:
 def convert_target(config: RunConfig, doc: Document, sha256: str, target: str, source: Path) -> TargetOutcome:
     start = time.perf_counter()
     try:
-        written = write_with_journal(doc, target, pretty=config.pretty)
+        written = write_with_journal(doc, target, pretty=config.pretty, **config.options)
     except ConversionError as exc:
         return TargetOutcome(target, "skipped", reason=exc.reason, convert_ms=_ms(start))
     except InteropError as exc:

@@ -270,6 +270,7 @@ def migrate(
     pretty: bool = True,
     progress: Callable[[FileOutcome, RunSummary], None] | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    options: dict[str, Any] | None = None,
 ) -> RunSummary:
     """Import ``files`` into ``catalog`` and write each as every target under ``out_dir``."""
     start = time.perf_counter()
@@ -280,6 +281,7 @@ def migrate(
         done=load_done(catalog, targets),
         pretty=pretty,
         limits=limits,
+        options=dict(options or {}),
     )
     summary = RunSummary()
     seen: set[str] = set()

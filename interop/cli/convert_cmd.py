@@ -88,6 +88,12 @@ def default_output(source: Path, target: str, out_dir: Path | None = None) -> Pa
 @click.option("--image", type=InputPath(dir_okay=False, allow_dash=False), help="Picture for PNG output.")
 @click.option("--compact", is_flag=True, help="Write JSON without indentation.")
 @click.option(
+    "--no-embed-picture",
+    "no_embed_picture",
+    is_flag=True,
+    help="ccv3: leave the card picture and PNG asset images out (by default: data URLs in assets).",
+)
+@click.option(
     "--report",
     "report_path",
     type=click.Path(dir_okay=False),
@@ -109,6 +115,7 @@ def command(
     source_format: str | None,
     image: str | None,
     compact: bool,
+    no_embed_picture: bool,
     report_path: str | None,
     strict: bool,
     details: bool,
@@ -134,12 +141,15 @@ def command(
     say = (lambda line: click.echo(line, err=True)) if to_stdout else click.echo
     image_bytes = read_limited(image, current_limits().max_file_bytes) if image else None
     loaded = load_chats(chats) if chats else None
+    options: dict[str, Any] = {"pretty": not compact}
+    if no_embed_picture:
+        options["embed_picture"] = False
     results: list[dict[str, Any]] = []
     failed = lossy = 0
     for source, out in plan:
         try:
             doc, conversion = _convert_one(
-                source, out, target, source_format, image, image_bytes, compact, loaded, seed
+                source, out, target, source_format, image, image_bytes, loaded, seed, options
             )
         except InteropError as exc:
             report_error(exc, _debug())
@@ -203,9 +213,9 @@ def _convert_one(
     source_format: str | None,
     image: str | None,
     image_bytes: bytes | None,
-    compact: bool,
     chats: list[Any] | None,
     seed: int,
+    options: dict[str, Any],
 ) -> tuple[Document, Conversion]:
     """Read, convert and write one input (``out`` None: standard output)."""
     doc = read_document(source, fmt=source_format)
@@ -213,7 +223,10 @@ def _convert_one(
         bound = attach_bound_book(doc, source, limits=current_limits())
         if bound:
             click.echo(f"note: {printable(bound)}", err=True)
-    conversion = convert_document(doc, target, image=image_bytes, pretty=not compact, chats=chats, seed=seed)
+    writer = {k: v for k, v in options.items() if k != "pretty"}  # the writer's own options (embed_picture)
+    conversion = convert_document(
+        doc, target, image=image_bytes, pretty=options["pretty"], chats=chats, seed=seed, options=writer or None
+    )
     if out is None:
         if _stdout_is_terminal() and _looks_binary(conversion.data):
             raise click.UsageError(

@@ -6,6 +6,7 @@ import json
 import os
 import sys
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,8 @@ from ..catalog.distributed import (
     submit,
 )
 from ..catalog.pipeline import FileOutcome
-from ..catalog.run import RunSummary, migrate
+from ..catalog.run import RunSummary
+from ..catalog.runlog import recorded_migrate
 from ..errors import CatalogError
 from ..formats.registry import get_format, writable_formats
 from ..jsonio import escape_lone_surrogates
@@ -126,6 +128,12 @@ def print_summary(summary: RunSummary) -> None:
 @click.option("--jobs", "-j", default=1, show_default=True, type=click.IntRange(1, 64), help="Worker processes.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("--compact", is_flag=True, help="Write JSON outputs without indentation.")
+@click.option(
+    "--no-embed-picture",
+    "no_embed_picture",
+    is_flag=True,
+    help="ccv3: leave card pictures and PNG asset images out (by default: data URLs in assets). Not with --broker.",
+)
 @click.option("--strict", is_flag=True, help="Exit 1 if any file or conversion failed.")
 @click.option(
     "--broker",
@@ -162,6 +170,7 @@ def command(
     jobs: int,
     as_json: bool,
     compact: bool,
+    no_embed_picture: bool,
     strict: bool,
     broker: str | None,
     batch_size: int,
@@ -193,6 +202,9 @@ def command(
         _report_status(db, status_of, as_json, strict)
         return
     to, out = _check_run_options(sources, to, out, broker, jobs, detach, batch_size, queue, resend_after, resend)
+    if no_embed_picture and broker:
+        raise click.UsageError("--no-embed-picture is for runs without --broker (workers write pictures)")
+    options = {"embed_picture": False} if no_embed_picture else {}
     targets = parse_targets(to)
     out_dir = Path(out).resolve()
     files = list(iter_inputs(sources))
@@ -208,7 +220,7 @@ def command(
             status, summary = _follow(app, catalog, run_id, resend_after)
         else:
             status = None
-            summary = _embedded(catalog, files, targets, out_dir, jobs, compact)
+            summary = _embedded(catalog, files, targets, out_dir, jobs, compact, options)
             ignored = count_ignored(sources)
             summary.files["ignored"] += ignored
             summary.files["seen"] += ignored
@@ -252,7 +264,13 @@ def _refuse_out_inside_a_source(sources: tuple[str, ...], out_dir: Path) -> None
 
 
 def _embedded(
-    catalog: Catalog, files: list[Path], targets: tuple[str, ...], out_dir: Path, jobs: int, compact: bool
+    catalog: Catalog,
+    files: list[Path],
+    targets: tuple[str, ...],
+    out_dir: Path,
+    jobs: int,
+    compact: bool,
+    options: dict[str, Any],
 ) -> RunSummary:
     bar = Progress(len(files))
     done = 0
@@ -263,15 +281,18 @@ def _embedded(
         bar.update(done, f"{summary.files['imported']} imported, {summary.files['failed']} failed")
 
     try:
-        summary = migrate(
+        # Recorded in the catalog's runs, so the web page's "Recent migrations" lists it too (issue 21).
+        summary = recorded_migrate(
             catalog,
             files,
             targets,
             out_dir,
+            run_id=uuid.uuid4().hex,
             jobs=jobs,
             pretty=not compact,
             progress=progress,
             limits=current_limits(),
+            options=options,
         )
     except KeyboardInterrupt:
         # what is committed stays; the rerun skips it (docs/catalog.md, resumable runs)

@@ -2,11 +2,37 @@
 
 from __future__ import annotations
 
+import socket
+import threading
+import time
+
 import click
 
 from ..errors import InteropError
 from ..limits import MiB
 from .common import db_option
+
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
+READY_WAIT_S = 120.0
+
+
+def _announce_when_ready(host: str, port: int, root_path: str) -> None:
+    """Print "serving on ..." once the port accepts connections (not before: a user who clicks too early
+    gets "connection refused"), from a daemon thread while uvicorn starts in the main one."""
+    probe = "127.0.0.1" if host in ("0.0.0.0", "") else "::1" if host == "::" else host.strip("[]")
+    shown = f"[{host.strip('[]')}]" if ":" in host else host
+    deadline = time.monotonic() + READY_WAIT_S
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection((probe, port), timeout=1):
+                break
+        except OSError:
+            time.sleep(0.1)
+    else:
+        return
+    # With --root-path the proxy strips the prefix before forwarding: this address has none.
+    behind = f"; the proxy serves it under {root_path}/" if root_path else ""
+    click.echo(f"interop: serving on http://{shown}:{port}/ (API docs at /docs{behind})", err=True)
 
 
 @click.command("serve")
@@ -25,7 +51,40 @@ from .common import db_option
 @click.option(
     "--max-upload-mb", default=64, show_default=True, type=click.IntRange(1, 4096), help="Largest request body."
 )
-def command(host: str, port: int, db: str | None, token: str | None, workers: int, max_upload_mb: int) -> None:
+@click.option(
+    "--root-path",
+    default="",
+    help="URL prefix the app is served under behind a reverse proxy (e.g. /interop); links and static files follow it.",
+)
+@click.option(
+    "--proxy-headers/--no-proxy-headers",
+    default=False,
+    show_default=True,
+    help="Trust X-Forwarded-Proto/For from --forwarded-allow-ips (behind a reverse proxy).",
+)
+@click.option(
+    "--forwarded-allow-ips",
+    default="127.0.0.1",
+    show_default=True,
+    help="Comma-separated proxy addresses whose X-Forwarded-* headers are trusted ('*' for any).",
+)
+@click.option("--log-level", type=click.Choice(LOG_LEVELS), default="info", show_default=True, help="Server log level.")
+@click.option(
+    "--access-log/--no-access-log", default=True, show_default=True, help="Log every request (at level info)."
+)
+def command(
+    host: str,
+    port: int,
+    db: str | None,
+    token: str | None,
+    workers: int,
+    max_upload_mb: int,
+    root_path: str,
+    proxy_headers: bool,
+    forwarded_allow_ips: str,
+    log_level: str,
+    access_log: bool,
+) -> None:
     """Serve the HTTP API (/api/v1, OpenAPI at /openapi.json and /docs) and the web page on HOST:PORT.
 
     Uploaded files are never stored, except those sent to the catalog (POST /api/v1/migrations).
@@ -36,8 +95,19 @@ def command(host: str, port: int, db: str | None, token: str | None, workers: in
 
     check_binding(host, token)
     config = ServiceConfig(db=db, token=token, max_upload_bytes=max_upload_mb * MiB)
-    click.echo(f"interop: serving on http://{host}:{port}/ (API docs at /docs)", err=True)
+    root_path = root_path.rstrip("/")
+    if root_path and not root_path.startswith("/"):
+        raise click.BadParameter("must start with '/'", param_hint="--root-path")
+    options = {
+        "root_path": root_path,
+        "proxy_headers": proxy_headers,
+        "forwarded_allow_ips": forwarded_allow_ips,
+        "log_level": log_level,
+        "access_log": access_log,
+    }
+    if port:
+        threading.Thread(target=_announce_when_ready, args=(host, port, root_path), daemon=True).start()
     try:
-        serve(config, host, port, workers)
+        serve(config, host, port, workers, options)
     except OSError as exc:
         raise InteropError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None

@@ -92,13 +92,30 @@ class ReportView:
                 out += wrap(f"note: {note}", width, "    ")
         if self.added:
             out.append("  added (the source lacks them; the output has them):")
-            for line in self.added:
+            for line in self.added if details or len(self.added) <= ADDED_SHOWN else packed(self.added):
                 out += wrap(line, width, "    ")
         for warning in self.warnings:
             out += wrap(f"warning: {warning}", width, "  ")
         for warning in self.reading:
             out += wrap(f"warning (reading the source): {warning}", width, "  ")
         return out
+
+
+ADDED_SHOWN = 8
+"""Added fields listed one per line; more are packed per object (``packed``), none left out."""
+
+
+def packed(added: list[str]) -> list[str]:
+    """``a.b.c = v`` lines as one line per object: ``a.b: c = v; d = w`` (in first-seen order)."""
+    found: dict[str, list[str]] = {}
+    for line in added:
+        path, sep, value = line.partition(" = ")
+        head, dot, last = path.rpartition(".")
+        if not (sep and dot):
+            found.setdefault(line, [])
+            continue
+        found.setdefault(head, []).append(f"{last} = {value}")
+    return [f"{head}: " + "; ".join(items) if items else head for head, items in found.items()]
 
 
 def counts_line(counts: dict[str, int]) -> str:

@@ -103,7 +103,12 @@ class FidelityReport:
                 return orjson.dumps(data, default=str).decode()
             except TypeError:  # a lone surrogate or a non-string key: the stdlib writes those
                 pass
-        return json.dumps(data, ensure_ascii=False, default=str)
+        text = json.dumps(data, ensure_ascii=False, default=str)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: escaped ("\ud800"), so the catalog can store it
+            return json.dumps(data, ensure_ascii=True, default=str)
+        return text
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -438,12 +443,15 @@ def _moved_asset_descriptors(
     """``card.assets[i]`` whose only change is a ``uri`` that follows its file is translated, not lost.
 
     E.g. PNG -> CHARX: ``ccdefault:`` (the picture) and ``__asset:0`` become
-    ``embeded://assets/...`` members; the descriptor changed because the file moved.
+    ``embeded://assets/...`` members; the descriptor changed because the file moved. CCv3 JSON -> PNG:
+    the data-URL main icon becomes the PNG itself, ``ccdefault:``.
     """
     moved: dict[str, str] = {}
     for result in containers:
         if result.now is not None and result.now[0] == "asset":
             moved["ccdefault:" if result.path == ("image",) else str(result.path[1])] = str(result.now[1])
+        elif result.now == ("image",) and result.path[0] == "asset":
+            moved[str(result.path[1])] = "ccdefault:"  # ccv3 -> png: a data-URL main icon became the picture
     mine = (source.card or {}).get("assets")
     theirs = (output.card or {}).get("assets")
     if not moved or not isinstance(mine, list) or not isinstance(theirs, list):

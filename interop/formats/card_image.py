@@ -3,19 +3,25 @@ a card is written into, and the type a picture's bytes show."""
 
 from __future__ import annotations
 
+import binascii
 import hashlib
 import io
+import mimetypes
 import warnings
 from typing import Any
 
-from ..containers.png import is_png
+from ..containers.png import is_png, is_stale_keyword, splice_text_chunks
 from ..document import Document
-from ..errors import CorruptInputError, LimitExceededError
+from ..errors import CorruptInputError, InteropError, LimitExceededError
 from ..model import Card
 from ..model.versions import as_displayed
 from .registry import WriteContext
 
 DEFAULT_AVATAR_SIZE = (400, 600)
+_AVATAR_MAX_BYTES = 16 * 1024  # generated avatars are 3-6 KB
+DATA_URL = "data:"
+_MIMETYPES = mimetypes.MimeTypes()  # Python's own table only: the same answer on every machine
+_MIME = {"png": "image/png", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp", "avif": "image/avif"}
 
 
 def sniff_image(data: bytes) -> str | None:
@@ -31,6 +37,25 @@ def sniff_image(data: bytes) -> str | None:
     if data[4:12] in (b"ftypavif", b"ftypavis"):
         return "avif"
     return None
+
+
+def data_url(blob: bytes, ext: object = None) -> str:
+    """``blob`` as a base64 data URL (CCv3 allows them in ``assets[].uri``), typed by its first bytes
+    (a picture) or else by the asset's ``ext`` (``wav`` -> ``audio/x-wav``)."""
+    guessed = _MIMETYPES.guess_type(f"asset.{ext}")[0] if isinstance(ext, str) and ext else None
+    mime = _MIME.get(sniff_image(blob) or "") or guessed or "application/octet-stream"
+    return f"{DATA_URL}{mime};base64," + binascii.b2a_base64(blob, newline=False).decode("ascii")
+
+
+def data_url_bytes(uri: str) -> bytes:
+    """The bytes of a base64 ``data:`` URL (CorruptInputError when it is not one or does not decode)."""
+    head, comma, payload = uri.partition(",")
+    if not head.startswith(DATA_URL) or not comma or not head.endswith(";base64"):
+        raise CorruptInputError("not a base64 data URL", location="data URL")
+    try:
+        return binascii.a2b_base64("".join(payload.split()), strict_mode=True)  # line breaks allowed
+    except binascii.Error as exc:
+        raise CorruptInputError(f"data URL is not valid base64 ({exc})", location="data URL") from None
 
 
 def _as_png(image: bytes) -> bytes:
@@ -75,6 +100,32 @@ def default_avatar(name: str | None) -> bytes:
     out = io.BytesIO()
     img.save(out, format="PNG", optimize=True)
     return out.getvalue()
+
+
+def plain_picture(doc: Document, picture: bytes) -> bytes:
+    """A card picture without its card and asset text chunks (an icon must not carry a stale second card)."""
+    if not is_png(picture):
+        return picture
+    try:
+        return splice_text_chunks(picture, [], is_stale_keyword)
+    except InteropError as exc:
+        doc.warn(f"card picture kept as is: its PNG chunks could not be cleaned ({exc.reason})")
+        return picture
+
+
+def is_default_avatar(picture: bytes, name: object) -> bool:
+    """Is ``picture`` (card chunks removed) the avatar ``default_avatar`` makes for a card named ``name``?
+
+    Such a picture was invented for a card that had none; it is no picture of the card. Rendering one
+    costs ~60 ms, so only a small (a few KB: one flat colour and a letter) 400x600 8-bit RGB PNG gets
+    that far; real pictures of that size are far larger.
+    """
+    if len(picture) > _AVATAR_MAX_BYTES or not is_png(picture) or picture[12:16] != b"IHDR":
+        return False
+    width, height = int.from_bytes(picture[16:20], "big"), int.from_bytes(picture[20:24], "big")
+    if (width, height) != DEFAULT_AVATAR_SIZE or picture[24:26] != b"\x08\x02":  # bit depth 8, RGB
+        return False
+    return picture == default_avatar(name if isinstance(name, str) else None)
 
 
 def main_icon(card: Card, assets: dict[str, bytes]) -> bytes | None:

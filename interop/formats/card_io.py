@@ -7,9 +7,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..document import Document
-from ..errors import InvalidCardError
+from ..errors import CorruptInputError, InvalidCardError
 from ..model import V2_SPEC, V3_SPEC, Card
 from ..model.versions import STASH, V1_FIELDS, check_spec_version
+from .card_image import DATA_URL, data_url_bytes
 from .registry import ReadContext
 
 
@@ -30,7 +31,7 @@ def first_error(exc: ValidationError) -> str:
 
 
 def card_version(obj: dict[str, Any]) -> str | None:
-    """"v3"/"v2"/"v1" by content, or None if this is not a card."""
+    """ "v3"/"v2"/"v1" by content, or None if this is not a card."""
     spec = obj.get("spec")
     if spec == V3_SPEC:
         return "v3"
@@ -55,8 +56,21 @@ def read_card_document(value: Any, fmt: str, ctx: ReadContext) -> Document:
     warning = check_spec_version(card)
     if warning:
         doc.warn(warning)
-    if card.spec is None and isinstance(card.get_extra("extensions"), dict) and STASH in card.get_extra(
-        "extensions"
-    ):
+    if card.spec is None and isinstance(card.get_extra("extensions"), dict) and STASH in card.get_extra("extensions"):
         doc.warn("V1 card carries an interop stash; it is restored when converting to V2/V3")
+    _data_url_assets(doc)
     return doc
+
+
+def _data_url_assets(doc: Document) -> None:
+    """Assets carried inline as base64 data URLs get their bytes in ``doc.assets`` (keyed by the URI), like
+    embedded ones, so container writers and the report see the picture (the JSON read was size-limited)."""
+    assets = doc.card.data.assets if doc.card is not None else None
+    for index, asset in enumerate(assets if isinstance(assets, list) else []):
+        uri = asset.get("uri") if isinstance(asset, dict) else getattr(asset, "uri", None)
+        if not isinstance(uri, str) or not uri.startswith(DATA_URL) or uri in doc.assets:
+            continue
+        try:
+            doc.assets[uri] = data_url_bytes(uri)
+        except CorruptInputError as exc:
+            doc.warn(f"data.assets[{index}]: {exc.reason}; its URI is kept as is")

@@ -1,5 +1,9 @@
 """Catalog migrations started over HTTP: uploaded files -> ``catalog.run.migrate`` in a background thread.
 
+Each job is a run record in the catalog (catalog/runlog.py, origin ``web``), so the
+"Recent migrations" list shows CLI and web migrations together; the JSON state file
+below only carries a running job's live progress between worker processes.
+
 Uploading to ``POST /migrations`` is how a user asks to catalog files, so only
 here are inputs stored: under ``<catalog data dir>/service/uploads/<job>/<n>/<name>``
 while the job runs, deleted when it ends (the catalog holds what was read from them)
@@ -24,6 +28,7 @@ from typing import Any
 from ..catalog.database import Catalog
 from ..catalog.pipeline import FileOutcome
 from ..catalog.run import RunSummary, migrate
+from ..catalog.runlog import finish_run, recent_runs, start_run
 from ..errors import CatalogError, InteropError
 from ..io import write_atomic
 from .uploads import SpooledUpload, Upload
@@ -53,7 +58,8 @@ class JobPaths:
 
 
 def valid_job_id(job_id: str) -> bool:
-    return len(job_id) == 24 and set(job_id) <= _JOB_ID_CHARS
+    """24 hex digits for a web job, 32 (a uuid) for a CLI run."""
+    return len(job_id) in (24, 32) and set(job_id) <= _JOB_ID_CHARS
 
 
 def _save(path: Path, state: dict[str, Any]) -> None:
@@ -66,7 +72,11 @@ def load_job(catalog: Catalog, job_id: str) -> dict[str, Any]:
     try:
         return _checked(json.loads(JobPaths.of(catalog).state(job_id).read_text("utf-8")))
     except FileNotFoundError:
-        raise CatalogError(f"no migration job {job_id!r}") from None
+        pass
+    found = next((run for run in recent_runs(catalog, limit=None, run_id=job_id)), None)
+    if found is None:
+        raise CatalogError(f"no migration job {job_id!r}")
+    return found
 
 
 def _checked(state: dict[str, Any]) -> dict[str, Any]:
@@ -89,16 +99,17 @@ def _alive(pid: Any) -> bool:
 
 
 def recent_jobs(catalog: Catalog, limit: int = 20) -> list[dict[str, Any]]:
-    folder = JobPaths.of(catalog).root / "jobs"
-    if not folder.is_dir():
-        return []
-    files = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)[:limit]
+    """The catalog's runs (CLI and web), newest first; a running web job with its live progress."""
+    paths = JobPaths.of(catalog)
     jobs = []
-    for path in files:
-        try:
-            jobs.append(_checked(json.loads(path.read_text("utf-8"))))
-        except (OSError, ValueError):
-            continue
+    for run in recent_runs(catalog, limit=limit):
+        if run["origin"] == "web" and run["status"] == "running":
+            try:
+                live = _checked(json.loads(paths.state(run["id"]).read_text("utf-8")))
+                run = {**run, **{k: live[k] for k in ("status", "done", "imported", "failed", "error") if k in live}}
+            except (OSError, ValueError):
+                pass
+        jobs.append(run)
     return jobs
 
 
@@ -136,8 +147,18 @@ def start_job(
         "pid": os.getpid(),
         "summary": None,
         "error": None,
+        "origin": "web",
     }
     _save(paths.state(job_id), state)
+    start_run(
+        catalog,
+        job_id,
+        origin="web",
+        files=files,
+        targets=targets,
+        out_dir=paths.outputs,
+        sources=[upload.name for upload in uploads],
+    )
     thread = threading.Thread(
         target=_run,
         args=(catalog, paths, dict(state), files, names, targets, keep),
@@ -195,3 +216,7 @@ def _run(
             shutil.rmtree(paths.uploads(state["id"]), ignore_errors=True)
         state["finished"] = time.time()
         _save(where, state)
+        try:
+            finish_run(catalog, state["id"], state["summary"], state["error"])
+        except Exception:  # the JSON state above still says how it ended
+            pass

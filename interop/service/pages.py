@@ -13,7 +13,9 @@ from .. import __version__
 from ..catalog.queries import ItemRef
 from ..formats.registry import writable_formats
 from ..mappings import FATES
-from .api import PLAYGROUND_PLATFORMS
+from .api import APPS, PLAYGROUND_PLATFORMS
+
+STATIC = Path(__file__).parent / "static"
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
@@ -23,9 +25,15 @@ def _context(request: Request, page: str, **extra: Any) -> dict[str, Any]:
     return {
         "request": request,
         "page": page,
+        # Links and static files under the proxy's prefix (--root-path), without scheme or host, so
+        # they stay right whatever Host the proxy forwards.
+        "root": request.scope.get("root_path", "").rstrip("/"),
         "version": __version__,
         "targets": sorted((f.name, f.kind, f.title) for f in writable_formats()),
         "platforms": list(PLAYGROUND_PLATFORMS),
+        "apps": APPS,
+        # The report view (static/report.js, owned by the report work) is loaded when it exists.
+        "report_js": (STATIC / "report.js").exists(),
         "fates": FATES,
         "token_required": bool(request.app.state.config.token),
         **extra,
@@ -51,3 +59,13 @@ def item_page(request: Request, ref: str) -> HTMLResponse:
 @router.get("/playground", response_class=HTMLResponse)
 def playground_page(request: Request) -> HTMLResponse:
     return templates.TemplateResponse(request, "playground.html", _context(request, "playground"))
+
+
+@router.get("/validate", response_class=HTMLResponse)
+def validate_page(request: Request) -> HTMLResponse:
+    return templates.TemplateResponse(request, "validate.html", _context(request, "validate"))
+
+
+@router.get("/diff", response_class=HTMLResponse)
+def diff_page(request: Request) -> HTMLResponse:
+    return templates.TemplateResponse(request, "diff.html", _context(request, "diff"))

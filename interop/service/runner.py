@@ -37,18 +37,22 @@ UVICORN: dict[str, Any] = {
 }
 
 
-def serve(config: ServiceConfig, host: str, port: int, workers: int = 1) -> None:
-    """Serve until interrupted. Every worker builds its app from ``config`` (via the environment)."""
+def serve(config: ServiceConfig, host: str, port: int, workers: int = 1, options: dict[str, Any] | None = None) -> None:
+    """Serve until interrupted. Every worker builds its app from ``config`` (via the environment).
+
+    ``options`` override uvicorn's settings (``root_path``, ``proxy_headers``, ``forwarded_allow_ips``,
+    ``log_level``, ``access_log``: the ``interop serve`` flags)."""
     config = dataclasses.replace(config, allowed_hosts=(*config.allowed_hosts, host))  # its own name is fine
     os.environ[ENV_CONFIG] = config.to_env()
+    settings = {**UVICORN, **(options or {})}
     if workers == 1 or not sys.platform.startswith("linux"):
-        uvicorn.run(APP, factory=True, host=host, port=port, workers=workers, **UVICORN)
+        uvicorn.run(APP, factory=True, host=host, port=port, workers=workers, **settings)
         return
     # Bound, never listening: fixes the port (even --port 0) and holds it while workers start.
     holder = _socket(host, port, listen=False)
     port = holder.getsockname()[1]
     ctx = multiprocessing.get_context("spawn")
-    procs = [_start(ctx, host, port) for _ in range(workers)]
+    procs = [_start(ctx, host, port, settings) for _ in range(workers)]
     holder.close()
     stopping = False
 
@@ -63,7 +67,7 @@ def serve(config: ServiceConfig, host: str, port: int, workers: int = 1) -> None
             time.sleep(0.5)
             for i, proc in enumerate(procs):
                 if not proc.is_alive() and not stopping:
-                    procs[i] = _start(ctx, host, port)  # a crashed worker is replaced
+                    procs[i] = _start(ctx, host, port, settings)  # a crashed worker is replaced
     finally:
         for proc in procs:
             if proc.is_alive():
@@ -74,15 +78,15 @@ def serve(config: ServiceConfig, host: str, port: int, workers: int = 1) -> None
                 proc.kill()
 
 
-def _start(ctx: Any, host: str, port: int) -> Any:
-    proc = ctx.Process(target=_worker, args=(host, port), daemon=False)
+def _start(ctx: Any, host: str, port: int, settings: dict[str, Any]) -> Any:
+    proc = ctx.Process(target=_worker, args=(host, port, settings), daemon=False)
     proc.start()
     return proc
 
 
-def _worker(host: str, port: int) -> None:
+def _worker(host: str, port: int, settings: dict[str, Any]) -> None:
     sock = _socket(host, port, listen=True)
-    server = uvicorn.Server(uvicorn.Config(APP, factory=True, **UVICORN))
+    server = uvicorn.Server(uvicorn.Config(APP, factory=True, **settings))
     server.run(sockets=[sock])
 
 

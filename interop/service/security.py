@@ -23,11 +23,10 @@ PAGE_CSP = (
     "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; "
     "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
 )
-# Swagger UI and ReDoc (``/docs``, ``/redoc``) are FastAPI's pages, loaded from its CDN.
+# Swagger UI on ``/docs`` is served from static/swagger-ui (no CDN); it sets inline styles.
 DOCS_CSP = (
-    "default-src 'self'; img-src 'self' data: https://fastapi.tiangolo.com; "
-    "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; script-src 'self' 'unsafe-inline' "
-    "https://cdn.jsdelivr.net; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+    "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
 )
 BODY_METHODS = {"POST", "PUT", "PATCH"}
 
@@ -36,8 +35,9 @@ class Unauthorized(InteropError):
     """A catalog write without the right token."""
 
 
-def error_body(reason: str, *, file: str | None = None, location: str | None = None) -> bytes:
-    return json.dumps({"error": {"file": file, "location": location, "reason": reason}}).encode()
+def error_body(reason: str, *, code: str, file: str | None = None, location: str | None = None) -> bytes:
+    """The service's error model (api.error_json), built here because this runs before the app."""
+    return json.dumps({"error": {"code": code, "file": file, "location": location, "reason": reason}}).encode()
 
 
 class BodyLimit:
@@ -127,8 +127,12 @@ class HeavyRequests:
             self.in_flight -= size
 
 
+_REPLY_CODES = {400: "bad_request", 403: "forbidden", 413: "too_large", 429: "too_many_requests"}
+"""The error model's ``code`` for what these middlewares refuse (api.ERROR_CODES)."""
+
+
 async def _reply(send: Send, status: int, reason: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:
-    body = error_body(reason)
+    body = error_body(reason, code=_REPLY_CODES.get(status, "bad_request"))
     await send(
         {
             "type": "http.response.start",

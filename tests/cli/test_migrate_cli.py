@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-import interop.cli.migrate_cmd as migrate_cmd
+import interop.catalog.runlog as runlog
 from interop.cli import cli
 
 CARDS = Path(__file__).parents[2] / "corpus" / "cards"
@@ -47,7 +47,7 @@ def test_ctrl_c_says_how_to_resume_and_the_rerun_finishes(
 ) -> None:
     db = f"sqlite:///{tmp_path / 'c.sqlite'}"
     args = ("migrate", str(cards), "--to", "ccv3", "--out-dir", str(tmp_path / "o"), "--db", db)
-    real = migrate_cmd.migrate
+    real = runlog.migrate  # the run under the CLI's recorded run
 
     def interrupted(*a: Any, progress: Any, **kw: Any) -> Any:
         seen = 0
@@ -61,14 +61,14 @@ def test_ctrl_c_says_how_to_resume_and_the_rerun_finishes(
 
         return real(*a, progress=then_ctrl_c, **kw)
 
-    monkeypatch.setattr(migrate_cmd, "migrate", interrupted)
+    monkeypatch.setattr(runlog, "migrate", interrupted)
     result = run(*args)
     assert result.exit_code == 130
     assert "interop: interrupted after 2 of " in result.stderr
     assert result.stderr.strip().splitlines()[-1].endswith("rerun the same command to resume")
     assert "Traceback" not in result.output
 
-    monkeypatch.setattr(migrate_cmd, "migrate", real)
+    monkeypatch.setattr(runlog, "migrate", real)
     again = run(*args, "--json")
     assert again.exit_code == 0, again.output
     files = json.loads(again.stdout)["files"]

@@ -14,8 +14,10 @@ from click.testing import CliRunner
 
 from interop import api
 from interop.cli import cli
+from interop.fidelity import fidelity_report
 from interop.fidelity.entrydiff import diff_documents
 from interop.fidelity.names import entry_name
+from interop.fidelity.render import ADDED_SHOWN, packed
 from tests.conftest import SHARED_CORPUS
 
 ELDEN = SHARED_CORPUS / "st-worldinfo" / "eldenring_nightreign_master_complete_st_2025.json"
@@ -123,3 +125,15 @@ def test_validate_json_says_what_the_text_says(shared_corpus: Path) -> None:
     ]
     problems = [f"  {p['severity']}: {p['path']}: {p['message']}" for f in data["files"] for p in f["problems"]]
     assert problems == [line for line in text.splitlines() if line.startswith("  ")]
+
+
+def test_many_added_fields_are_packed_per_object_none_left_out() -> None:
+    need(ELDEN)
+    report = fidelity_report(api.read(ELDEN), "ccv3")
+    assert len(report.added) > ADDED_SHOWN
+    lines = packed(report.added)
+    assert len(lines) < len(report.added)
+    text = " ".join(lines)
+    for line in report.added:
+        path, sep, value = line.partition(" = ")
+        assert (f"{path.rpartition('.')[2]} = {value}" if sep else line) in text, line

@@ -219,15 +219,17 @@ def _png(colour: tuple[int, int, int]) -> bytes:
     return out.getvalue()
 
 
-def test_picture_kept_in_png_and_lost_in_json() -> None:
+def test_picture_kept_in_png_and_in_json_unless_left_out() -> None:
     png = write(card_doc(), "png", image=_png((200, 10, 10)))
     doc = read_bytes(png, filename="card.png")
     assert doc.image is not None
     to_png = fidelity_report(doc, "png")
     assert to_png.item("image").fate == "kept"  # card chunks rewritten, pixels identical
-    to_json = fidelity_report(doc, "ccv3")
-    assert (to_json.item("image").fate, to_json.item("image").detail) == ("lost", "ccv3 holds no picture")
+    to_json = fidelity_report(doc, "ccv3")  # the main icon's data URL (issue 19 item 5)
+    assert to_json.item("image").fate == "translated" and "data:image/png" in to_json.item("image").detail
     assert_accounts_once(doc, to_json)
+    left_out = fidelity_report(doc, "ccv3", write(doc, "ccv3", embed_picture=False))
+    assert (left_out.item("image").fate, left_out.item("image").detail) == ("lost", "ccv3 holds no picture")
 
 
 def test_embedded_assets_and_members_are_checked_by_bytes() -> None:

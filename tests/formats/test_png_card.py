@@ -384,10 +384,12 @@ def test_round_trip(path: Path) -> None:
     second = read_bytes(out)
     assert second.format == "png"
     assert not DeepDiff(v3_dump(first), v3_dump(second)), path.name  # stricter: nothing added either
-    assert non_card_chunks(out) == non_card_chunks(data)
+    # RisuAI's legacy risuai chunk is read into the card and its asset chunks (test_risu_legacy_png.py).
+    legacy = "legacy_risuai" in first.native.get("png", {})
+    assert non_card_chunks(out) == [c for c in non_card_chunks(data) if not (legacy and c[1].startswith(b"risuai\0"))]
     assert second.assets == first.assets
     card_keys = {t.keyword.lower() for t in text_chunks(data) if t.keyword.lower() in ("chara", "ccv3")}
-    if card_keys == {"chara"}:
+    if card_keys == {"chara"} and not legacy:
         (source_chara,) = [
             json.loads(base64.b64decode(t.payload())) for t in text_chunks(data) if t.keyword.lower() == "chara"
         ]

@@ -15,8 +15,11 @@ from tests.conftest import corpus_params, project_files, shared_files
 from tests.strategies import card_v3
 from tests.validator import corpus_pairs
 
-CARD_FILES = [p for p in project_files("cards") if p.suffix == ".json" and "lorebook" not in p.name
-              and "character_book" not in p.name] + shared_files("cards-json")
+CARD_FILES = [
+    p
+    for p in project_files("cards")
+    if p.suffix == ".json" and "lorebook" not in p.name and "character_book" not in p.name
+] + shared_files("cards-json")
 
 
 def _card(path: Path) -> Card:
@@ -48,8 +51,15 @@ def test_v3_downgrade_stashes_v3_only_fields_in_one_namespace() -> None:
     v2 = to_v2(card)
     assert v2.spec == "chara_card_v2" and v2.spec_version == "2.0"
     stash = v2.data.extensions[STASH]
-    assert set(stash["data"]) == {"assets", "nickname", "creator_notes_multilingual", "source",
-                                  "group_only_greetings", "creation_date", "modification_date"}
+    assert set(stash["data"]) == {
+        "assets",
+        "nickname",
+        "creator_notes_multilingual",
+        "source",
+        "group_only_greetings",
+        "creation_date",
+        "modification_date",
+    }
     assert "assets" not in v2.dump()["data"]
 
 
@@ -120,11 +130,20 @@ def test_book_of_a_v1_file_is_found_in_its_stash() -> None:
 # A V1 card as SillyTavern saves one (../shared/reference/agnai-novelai.md, "TavernAI V1 card": root
 # creatorcomment, avatar, chat, talkativeness, fav, create_date, tags), plus a creator.
 ST_V1 = {
-    "name": "Walter White", "description": "A chemistry teacher.", "personality": "meticulous",
-    "scenario": "Albuquerque, 2008.", "first_mes": "Say my name.", "mes_example": "<START>",
-    "creatorcomment": "Made for testing.", "avatar": "none", "chat": "Walter White - 2023-5-12 @21h 32m",
-    "talkativeness": "0.5", "fav": False, "create_date": "2023-5-12 @21h 32m 29s 228ms",
-    "creator": "heisenberg", "tags": "crime, drama, ,teacher",
+    "name": "Walter White",
+    "description": "A chemistry teacher.",
+    "personality": "meticulous",
+    "scenario": "Albuquerque, 2008.",
+    "first_mes": "Say my name.",
+    "mes_example": "<START>",
+    "creatorcomment": "Made for testing.",
+    "avatar": "none",
+    "chat": "Walter White - 2023-5-12 @21h 32m",
+    "talkativeness": "0.5",
+    "fav": False,
+    "create_date": "2023-5-12 @21h 32m 29s 228ms",
+    "creator": "heisenberg",
+    "tags": "crime, drama, ,teacher",
 }
 
 
@@ -164,14 +183,19 @@ def test_v1_card_shows_its_creator_and_converts_with_it(tmp_path: Path) -> None:
     assert json.loads(result.output)[0]["creator"] == "heisenberg"
     doc = api.read_bytes(raw, filename="walter.json")
     out = json.loads(api.write(doc, "ccv3"))["data"]
-    assert (out["creator"], out["creator_notes"], out["tags"]) == ("heisenberg", "Made for testing.",
-                                                                   ["crime", "drama", "teacher"])
+    assert (out["creator"], out["creator_notes"], out["tags"]) == (
+        "heisenberg",
+        "Made for testing.",
+        ["crime", "drama", "teacher"],
+    )
     assert out["extensions"]["talkativeness"] == "0.5"
     report = fidelity_report(doc, "ccv3")
     assert report.item("card.creator") is not None and report.item("card.creator").fate == "kept"  # type: ignore[union-attr]
 
 
-V1_PNGS = [p for p in shared_files("cards-png") if p.name in ("st_old_Megumin_v1.png", "risu_sample_rika.png")]
+# RisuAI's sample is read from its legacy risuai chunk as a V3 card (tests/formats/test_risu_legacy_png.py,
+# which checks its talkativeness too).
+V1_PNGS = [p for p in shared_files("cards-png") if p.name == "st_old_Megumin_v1.png"]
 
 
 @pytest.mark.parametrize("path", corpus_params(V1_PNGS, "V1 PNG card"))

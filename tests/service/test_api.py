@@ -1,6 +1,6 @@
 """``/api/v1`` with FastAPI's TestClient: every endpoint, the corpora, and bad inputs.
 
-Bad input always gets a 4xx status and ``{"error": {"file", "location", "reason"}}``
+Bad input always gets a 4xx status and ``{"error": {"code", "file", "location", "reason"}}``
 with a one-line reason, never a 500; the API says what the CLI says.
 """
 
@@ -23,6 +23,7 @@ from interop.cli import cli
 from interop.formats.registry import writable_formats
 from interop.mappings import FATES
 from interop.service import api as service_api
+from interop.service.schemas import ERROR_CODES
 
 from ..conftest import PROJECT_CORPUS, corpus_params, project_files, shared_files
 
@@ -52,7 +53,9 @@ def assert_error(response: Any, status: int, *fragments: str) -> dict[str, Any]:
     assert response.status_code == status, response.text
     assert response.headers["content-type"].startswith("application/json")
     error = response.json()["error"]
-    assert set(error) == {"file", "location", "reason"}
+    assert set(error) == {"code", "file", "location", "reason"}
+    assert error["code"] in ERROR_CODES, error
+    assert service_api.error_status(error["code"]) == status, error  # the code and the status agree
     assert error["reason"] and "\n" not in error["reason"]
     text = " ".join(str(v) for v in error.values())
     for fragment in fragments:
@@ -81,6 +84,8 @@ def test_inspect_says_what_the_cli_says(client: TestClient, path: Path) -> None:
     expected.pop("file")
     tags = got.pop("tags")
     assert got.pop("writable_targets")
+    assert set(got.pop("app_targets")) == {"sillytavern", "risu", "agnai", "novelai", "ccv3"}
+    assert isinstance(got.pop("has_picture"), bool)
     assert got == json.loads(json.dumps(expected))
     assert isinstance(tags, list)
 
@@ -514,7 +519,7 @@ def test_pages_render(client: TestClient, path: str) -> None:
     response = client.get(path)
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/html")
-    assert '<script src="http://testserver/static/app.js" defer></script>' in response.text
+    assert '<script src="/static/app.js" defer></script>' in response.text  # relative: right behind any proxy
     assert "<script>" not in response.text
 
 
@@ -531,6 +536,7 @@ def test_openapi_lists_every_endpoint(client: TestClient) -> None:
         "/api/v1/catalog/items",
         "/api/v1/catalog/items/{ref}",
         "/api/v1/catalog/items/{ref}/export",
+        "/api/v1/catalog/items/{ref}/picture",
         "/api/v1/catalog/stats",
         "/api/v1/migrations",
         "/api/v1/migrations/{job_id}",

@@ -25,8 +25,10 @@ ODD = PROJECT_CORPUS / "sillytavern" / "odd_values_world.json"
 
 
 def cli_report(tmp_path: Path) -> tuple[list[str], list[str]]:
-    """(stdout lines, stderr lines) of ``interop convert ODD --to ccv3``, as wide as the page is."""
-    result = CliRunner().invoke(cli, ["convert", str(ODD), "--to", "ccv3", "-o", str(tmp_path / "cli.json")])
+    """(stdout lines, stderr lines) of ``interop convert ODD --to ccv3 --details`` (the page lists every
+    added field, as --details does; without it many are packed per object)."""
+    args = ["convert", str(ODD), "--to", "ccv3", "-o", str(tmp_path / "cli.json"), "--details"]
+    result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
     return result.stdout.splitlines(), result.stderr.splitlines()
 
@@ -48,6 +50,7 @@ def test_report_section_shows_verdict_apps_added_and_warnings(
     drop_file(page, "#drop", ODD)
     card = page.locator("article.doc").first  # type: ignore[attr-defined]
     card.locator(".meta", has_text="lorebook entries").wait_for()
+    page.select_option("#app", "")  # type: ignore[attr-defined]  # "a specific format…" (issue 21 app menu)
     page.select_option("#target", "ccv3")  # type: ignore[attr-defined]
     card.locator("button.convert").click()
     card.locator(".report .verdict").wait_for()

@@ -24,7 +24,7 @@ def test_convert_answers_the_view_the_cli_prints(client: TestClient, tmp_path: P
     response = client.post("/api/v1/convert?to=ccv3", files=files(ODD), headers={"Accept": "application/json"})
     assert response.status_code == 200, response.text
     view = response.json()["view"]
-    result = CliRunner().invoke(cli, ["convert", str(ODD), "--to", "ccv3", "-o", str(tmp_path / "o.json")])
+    result = CliRunner().invoke(cli, ["convert", str(ODD), "--to", "ccv3", "-o", str(tmp_path / "o.json"), "--details"])
     lines = result.stdout.splitlines()
     assert view["verdict"] == lines[1]
     assert [a["summary"] for a in view["apps"]] == [line.strip() for line in lines if line.startswith("  at ")]

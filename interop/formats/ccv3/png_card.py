@@ -45,24 +45,19 @@ from ...model import Card
 from ...model.versions import spec_of, to_v2, to_v3
 from ...transforms.card_books import card_for
 from ..asset_origin import load_origins, move, origin
-from ..card_image import base_image, main_icon
+from ..card_image import DATA_URL, base_image, main_icon
 from ..card_io import read_card_document
-from ..registry import Format, Probe, ReadContext, WriteContext
+from ..registry import Format, Probe, ReadContext, WriteContext, get_platform
 
 BACKFILL_NOTICE = (
     "This character card is Character Card V3, but it is loaded as a Character Card V2. "
     "Please use a Character Card V3 compatible application to use this character card properly."
 )
 ASSET_URI = "__asset:"
+LEGACY_RISU_KEY = "risuai"  # RisuAI's legacy msgpack chunk (formats/risu/legacy_png.py)
 
 # Fallback for detection when the chunk stream cannot be walked at all.
 _CARD_TAG = re.compile(rb"(?:tEXt|zTXt|iTXt)(?i:chara|ccv3)\x00")
-
-
-
-
-
-
 
 
 @dataclass
@@ -96,8 +91,6 @@ def decode_payload(chunk: TextChunk, limits: Limits = DEFAULT_LIMITS) -> dict[st
     if not isinstance(value, dict):
         raise InvalidCardError("card JSON is not an object", location=chunk.location)
     return value
-
-
 
 
 def extract_card(data: bytes, limits: Limits = DEFAULT_LIMITS, *, file: str | None = None) -> Extraction:
@@ -210,7 +203,78 @@ def _read(data: bytes, ctx: ReadContext) -> Document:
         "used": _chunk_label(found.used),
         "notes_before_trim": found.notes_before_trim,
     }
+    _read_legacy_risu(doc, found, ctx)
     return doc
+
+
+def _read_legacy_risu(doc: Document, found: Extraction, ctx: ReadContext) -> None:
+    """RisuAI's legacy ``risuai`` chunk (msgpack of its own character, emotion images included).
+
+    Read as RisuAI read it (only beside a V1 ``chara``): the card becomes the Risu character as a V3
+    card whose emotion images are ``__asset:N`` assets (the risu platform's ``legacy_png_character``
+    service), and the picture loses the chunk, now carried by the card and its asset chunks.
+    """
+    legacy = [t for t in found.scan.texts if t.keyword.lower() == LEGACY_RISU_KEY]
+    if not legacy or doc.card is None:
+        return
+    chunk = legacy[0]
+    if found.card_json.get("spec") is not None:
+        doc.warn(
+            f"{chunk.location}: RisuAI's legacy chunk is not read: RisuAI reads the {found.used.keyword} card instead"
+        )
+        return
+    service = _risu_service()
+    if service is None:
+        doc.warn(f"{chunk.location}: RisuAI's legacy chunk is kept unread (no risu platform registered)")
+        return
+    numbers = [int(uri[len(ASSET_URI) :]) for uri in doc.assets if uri[len(ASSET_URI) :].isdigit()]
+    try:
+        legacy_card = service(
+            chunk.payload(), ctx.limits, first_index=max(numbers, default=-1) + 1, location=chunk.location
+        )
+    except InteropError as exc:
+        doc.warn(f"{chunk.location}: RisuAI's legacy chunk is unreadable ({exc.reason}); kept as it is")
+        return
+    doc.card = _over_the_v1_card(doc, doc.card, legacy_card.card)
+    doc.assets.update(legacy_card.assets)
+    for note in legacy_card.notes:
+        doc.warn(note)
+    doc.native.setdefault("png", {})["legacy_risuai"] = {
+        "chunk": _chunk_label(chunk),
+        "assets": len(legacy_card.assets),
+    }
+    if doc.image is not None:
+        doc.image = splice_text_chunks(doc.image, [], lambda keyword: keyword.lower() == LEGACY_RISU_KEY)
+
+
+# What RisuAI's exportChar wrote into the V1 chara for fields the Risu character holds (its own values win).
+_EXPORT_PLACEHOLDERS = ("", "<START>", None)
+
+
+def _over_the_v1_card(doc: Document, v1: Card, risu: Card) -> Card:
+    """The V1 card upgraded to V3 (its own fields kept: SillyTavern reads them, e.g. talkativeness), with
+    the Risu character's fields, extensions and assets over it, as RisuAI read the chunk instead."""
+    base = to_v3(v1)
+    raw, risu_data = base.dump(), risu.dump()["data"]
+    data = raw.setdefault("data", {})
+    for key, value in risu_data.items():
+        if key == "extensions" and isinstance(value, dict) and isinstance(data.get(key), dict):
+            data[key] = {**data[key], **value}
+            continue
+        before = data.get(key)
+        if before not in _EXPORT_PLACEHOLDERS and before != value and not isinstance(before, list | dict):
+            doc.warn(f"the V1 card's {key} differs from RisuAI's legacy chunk; RisuAI's is used (as RisuAI read it)")
+        data[key] = value
+    card = Card.model_validate(raw)
+    card.filled = {path for path in base.filled if path.removeprefix("data.") not in risu_data}
+    return card
+
+
+def _risu_service() -> Any:
+    try:
+        return get_platform("risu").service("legacy_png_character")
+    except KeyError:
+        return None
 
 
 def _chunk_label(chunk: TextChunk) -> str:
@@ -254,25 +318,72 @@ def _b64_json(obj: dict[str, Any]) -> str:
     return binascii.b2a_base64(raw, newline=False).decode("ascii")
 
 
-
-
-
-
-
-
-
-
 def _write(doc: Document, ctx: WriteContext) -> bytes:
     card = card_for(doc, "png")
     picture = next((i for i in (ctx.image, doc.image, main_icon(card, doc.assets)) if i is not None), None)
     image = base_image(doc, ctx, card)
+    if ctx.image is None and doc.image is None:
+        card = _icon_is_the_picture(card, doc.assets)
     card, assets, moved = _moved_back(card, doc.assets, picture, load_origins(doc))
-    skipped = sorted(uri for uri in doc.assets if not uri.startswith(ASSET_URI) and uri not in moved)
+    card, chunked = _data_urls_to_chunks(card, doc.assets, assets)
+    moved |= chunked
+    skipped = sorted(uri for uri in doc.assets if not uri.startswith((ASSET_URI, DATA_URL)) and uri not in moved)
     if skipped:
         doc.warn(f"{len(skipped)} embedded asset(s) cannot be stored in a PNG card and are not written: {skipped[:3]}")
     before = (doc.native.get("png") or {}).get("notes_before_trim") if doc.card is not None else None
     chunks = card_chunks(card, assets, notes_before_trim=before)
     return splice_text_chunks(image, chunks, is_stale_keyword)
+
+
+def _icon_is_the_picture(card: Card, assets: dict[str, bytes]) -> Card:
+    """A main icon carried as a data URL (``png -> ccv3``) became the PNG itself: it is ``ccdefault:`` now.
+
+    The spec's ``ccdefault:`` main icon of a PNG card is the PNG; keeping the data URL too would store
+    the picture twice.
+    """
+    raw = card.dump()
+    descriptors = (raw.get("data") or {}).get("assets")
+    icons = [
+        a
+        for a in (descriptors if isinstance(descriptors, list) else [])
+        if isinstance(a, dict) and a.get("type") == "icon" and isinstance(a.get("uri"), str) and a["uri"] in assets
+    ]
+    icons.sort(key=lambda a: a.get("name") != "main")  # the icon main_icon() chose as the picture
+    if not icons or not icons[0]["uri"].startswith(DATA_URL):
+        return card
+    icons[0]["uri"] = "ccdefault:"
+    icons[0]["ext"] = "png"  # the picture is written as PNG (base_image converts any other type)
+    back = Card.model_validate(raw)
+    back.filled = set(card.filled)
+    return back
+
+
+def _data_urls_to_chunks(card: Card, blobs: dict[str, bytes], chunks: dict[str, bytes]) -> tuple[Card, set[str]]:
+    """Data-URL assets (``png -> ccv3`` inlined the PNG's asset chunks) go back into ``__asset:N`` chunks.
+
+    Adds their bytes to ``chunks`` under the next free numbers; returns the card and the URIs that moved.
+    """
+    raw = card.dump()
+    descriptors = (raw.get("data") or {}).get("assets")
+    moved: set[str] = set()
+    taken = {uri for uri in (*blobs, *chunks) if uri.startswith(ASSET_URI)}
+    number = 0
+    for asset in descriptors if isinstance(descriptors, list) else []:
+        uri = asset.get("uri") if isinstance(asset, dict) else None
+        if not isinstance(uri, str) or not uri.startswith(DATA_URL) or uri not in blobs:
+            continue
+        while f"{ASSET_URI}{number}" in taken:
+            number += 1
+        target = f"{ASSET_URI}{number}"
+        taken.add(target)
+        chunks[target] = blobs[uri]
+        asset["uri"] = target
+        moved.add(uri)
+    if not moved:
+        return card, moved
+    back = Card.model_validate(raw)
+    back.filled = set(card.filled)
+    return back, moved
 
 
 def _moved_back(

@@ -37,12 +37,23 @@ def lorebook_from_world(obj: dict[str, Any], *, file: str | None = None) -> Lore
     book: dict[str, Any] = {}
     if isinstance(original, dict):
         book.update({name: original[name] for name in BOOK_FIELDS_IN_ORIGINAL if name in original})
-    book["extensions"] = {NAMESPACE: {"lorebook": lorebook}}
+    book["extensions"] = {**_original_extensions(original), NAMESPACE: {"lorebook": lorebook}}
     book["entries"] = entries
     try:
         return Lorebook.model_validate(book)
     except ValueError as exc:  # pydantic ValidationError: an originalData field of an impossible shape
         raise InvalidCardError(f"originalData: {exc}", file=file, location="originalData") from None
+
+
+def _original_extensions(original: Any) -> dict[str, Any]:
+    """The book ``extensions`` kept in ``originalData`` (other tools' namespaces, e.g. Risu's folders).
+
+    ``originalData`` is the book the world was made from; SillyTavern stores a world file as uploaded and
+    saves it back whole (``src/endpoints/worldinfo.js`` ``/import``, ``/edit``), so these come back on the
+    way to the app that owns them.
+    """
+    extensions = original.get("extensions") if isinstance(original, dict) else None
+    return copy.deepcopy(foreign_extensions(extensions))
 
 
 def _entry_from_world(key: str, native: Any, by_id: dict[str, dict[str, Any]], file: str | None) -> LorebookEntry:
