@@ -446,7 +446,8 @@ def test_every_page_fits_and_is_labelled(
         folder = Path(SCREENSHOTS) if SCREENSHOTS else tmp_path
         folder.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(folder / f"{name}-{width}.png"), full_page=True)
-        assert overflow(page) == [], f"{name} at {width} px sticks out"
+        sticking_out = overflow(page)
+        assert sticking_out == [], f"{name} at {width} px sticks out: {sticking_out}"
         assert axe_violations(page, axe_script) == []
         assert errors == []
     finally:

@@ -45,7 +45,7 @@ function reportGroups(groups, labels) {
     if (group.fate !== last) {
       last = group.fate;
       const count = groups.filter((g) => g.fate === group.fate).reduce((n, g) => n + g.count, 0);
-      box.append(reportEl("h5", "fate-heading " + group.fate, `${labels[group.fate] || group.fate} (${count})`));
+      box.append(reportEl("h4", "fate-heading " + group.fate, `${labels[group.fate] || group.fate} (${count})`));
       list = reportEl("ul", "group-list");
       box.append(list);
     }
