@@ -160,7 +160,9 @@ def command(
         report = conversion.report
         shown = STDIO if out is None else str(out)
         for warning in doc.warnings:
-            click.secho(printable(f"warning: {source}: {warning}"), fg="yellow", err=True)
+            # several inputs: say whose warning it is; one: the line the web page's report view shows too
+            where = f"{source}: " if len(plan) > 1 else ""
+            click.secho(printable(f"warning: {where}{warning}"), fg="yellow", err=True)
         if as_json:
             results.append(
                 {

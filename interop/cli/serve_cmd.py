@@ -90,10 +90,13 @@ def command(
     Uploaded files are never stored, except those sent to the catalog (POST /api/v1/migrations).
     """
     # the service pulls in FastAPI, uvicorn and the web app: only `interop serve` pays for importing them
+    from ..catalog.database import default_url
     from ..service.config import ServiceConfig, check_binding
     from ..service.runner import serve
+    from .catalog_open import announce
 
     check_binding(host, token)
+    announce(db or default_url())  # which catalog the page and API read and write
     config = ServiceConfig(db=db, token=token, max_upload_bytes=max_upload_mb * MiB)
     root_path = root_path.rstrip("/")
     if root_path and not root_path.startswith("/"):

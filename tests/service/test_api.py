@@ -389,6 +389,7 @@ def test_catalog_starts_empty(client: TestClient) -> None:
         "per_page": 50,
         "has_more": False,
         "entries": [],
+        "total": 0,  # catalog.queries.count_items (branch cli): "showing N of M"
     }
     assert client.get("/api/v1/catalog/stats").json()["cards"] == 0
     assert client.get("/api/v1/migrations").json() == {"jobs": []}

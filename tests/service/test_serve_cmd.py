@@ -68,6 +68,7 @@ def test_serving_on_is_printed_once_the_port_answers_and_requests_are_logged(tmp
     running = next(i for i, line in enumerate(lines) if "Uvicorn running on" in line)
     assert serving[0] > running, log
     assert any('"GET /api/v1/formats HTTP/1.1" 200' in line for line in lines), log  # the access log
+    assert lines[0].startswith("interop: catalog "), log  # the database it serves, named first (issue 21)
 
 
 def test_no_access_log_and_log_level(tmp_path: Path) -> None:
