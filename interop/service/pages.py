@@ -32,6 +32,8 @@ def _context(request: Request, page: str, **extra: Any) -> dict[str, Any]:
         "targets": sorted((f.name, f.kind, f.title) for f in writable_formats()),
         "platforms": list(PLAYGROUND_PLATFORMS),
         "apps": APPS,
+        # The playground names apps as people know them (RisuAI, not risu).
+        "app_labels": {app.id: app.label for app in APPS},
         # The report view (static/report.js, owned by the report work) is loaded when it exists.
         "report_js": (STATIC / "report.js").exists(),
         "fates": FATES,

@@ -524,6 +524,13 @@ def test_pages_render(client: TestClient, path: str) -> None:
     assert "<script>" not in response.text
 
 
+def test_playground_names_apps_as_people_know_them(client: TestClient) -> None:
+    # Issue 21: choose by app, not by format or profile id (the checkbox value stays the id the API takes).
+    page = client.get("/playground").text
+    for app_id, label in (("sillytavern", "SillyTavern"), ("risu", "RisuAI"), ("agnai", "Agnai")):
+        assert f'value="{app_id}" checked> {label}</label>' in page
+
+
 def test_openapi_lists_every_endpoint(client: TestClient) -> None:
     paths = set(client.get("/openapi.json").json()["paths"])
     assert paths == {
