@@ -95,6 +95,14 @@ class Change:
         return {"path": render(self.path) if self.path else "", "kind": self.kind, "detail": self.describe()}
 
 
+def shown_uri(uri: str) -> str:
+    """An asset URI for people: a data URL (often megabytes of base64) by its media type and size."""
+    if not uri.startswith("data:"):
+        return uri
+    head, _, payload = uri.partition(",")
+    return f"{head},... ({len(payload):,} characters)"
+
+
 def short(value: Any, limit: int = 60) -> str:
     text = _dumps(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."

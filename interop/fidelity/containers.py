@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from ..containers.png import is_png, iter_chunks
 from ..errors import InteropError
 from ..mappings import Fate
+from .compare import shown_uri
 from .paths import Path
 from .view import CanonicalView
 
@@ -74,7 +75,7 @@ def compare_containers(source: CanonicalView, output: CanonicalView | None, targ
             yield ContainerResult(("image",), "kept", "")
         elif picture in by_digest:
             new_uri = by_digest[picture]
-            yield ContainerResult(("image",), "translated", f"now asset {new_uri}", ("asset", new_uri))
+            yield ContainerResult(("image",), "translated", f"now asset {shown_uri(new_uri)}", ("asset", new_uri))
         elif out_picture is not None:
             yield ContainerResult(("image",), "lost", f"{target} output carries a different picture")
         elif output is not None and output.kind == "lorebook" and source.kind == "card":

@@ -32,7 +32,7 @@ from ..transforms.risu_card_line import CARD_TEXT
 from .added import added_fields
 from .apps import AppVerdict, app_verdicts
 from .behaviour import behaviour_items
-from .compare import changed_fields, describe_change, short, strict_equal
+from .compare import changed_fields, describe_change, short, shown_uri, strict_equal
 from .compared import Compared
 from .containers import ContainerResult
 from .findings import Journal, fold_added, hazard_findings
@@ -463,7 +463,8 @@ def _moved_asset_descriptors(
         if all(strict_equal(a[k], b[k]) for k in a if k != "uri") and moved.get(a.get("uri")) == b.get("uri"):
             at = index.get(f"card.assets[{i}]")
             if at is not None and items[at].fate == "lost":
-                items[at] = items[at]._replace(fate="translated", detail=f"uri now {b['uri']} (the file moved with it)")
+                detail = f"uri now {shown_uri(b['uri'])} (the file moved with it)"
+                items[at] = items[at]._replace(fate="translated", detail=detail)
 
 
 def _translated_dates(items: list[FidelityItem], output_doc: Document | None) -> None:

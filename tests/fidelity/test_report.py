@@ -336,3 +336,16 @@ def test_unreadable_output_falls_back_to_the_tables(monkeypatch: pytest.MonkeyPa
     assert report.item("root.x_root.k").fate == "lost"  # no rule, nothing to check
     assert any("cannot be read back" in w for w in report.warnings)
     jsonschema.validate(report.to_json(), SCHEMA)
+
+
+def test_a_picture_embedded_as_a_data_url_is_named_by_type_and_size_not_spelled_out() -> None:
+    # PNG -> ccv3 keeps the picture as a data URL asset (issue 19 item 5); the report must not
+    # print the megabytes of base64 (a 4 MB card made a 5 MB terminal line).
+    card = card_doc(assets=[{"type": "icon", "uri": "ccdefault:", "name": "main", "ext": "png"}])
+    doc = read_bytes(write(card, "png", image=_png((9, 9, 9))), filename="ilse.png")
+    report = fidelity_report(doc, "ccv3")
+    image, descriptor = report.item("image"), report.item("card.assets[0]")
+    assert image.fate == "translated" and descriptor.fate == "translated"
+    for detail in (image.detail, descriptor.detail):
+        assert "data:image/png;base64,... (" in detail and " characters)" in detail
+        assert "iVBOR" not in detail  # no base64 PNG signature: the payload itself is not shown
