@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import stat
 import tempfile
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -154,3 +156,37 @@ def _read_umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+STALE_TEMP_AGE_S = 3600.0
+"""A ``write_atomic`` temporary file this old is an orphan: a write takes seconds, so a concurrent
+run's live temporary file is always far younger."""
+
+_TEMP_NAME = re.compile(r"\..+\.[A-Za-z0-9_]{8}\.tmp")  # mkstemp(prefix=".<name>.", suffix=".tmp")
+
+
+def remove_stale_temp_files(folder: Path, *, older_than: float = STALE_TEMP_AGE_S) -> list[Path]:
+    """Delete the temporary files ``write_atomic`` left in ``folder`` when its process was killed
+    mid-write (SIGKILL, power loss), if they were last written more than ``older_than`` seconds ago.
+
+    Younger ones may belong to a run writing there now and are left alone; so are anything that is
+    not a regular file (a symlink is never followed) and names ``write_atomic`` does not make.
+    Returns what was removed; a file that cannot be removed is left (it harms nothing).
+    """
+    cutoff = time.time() - older_than
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:  # no folder yet (a first run), or not readable: nothing to clean
+        return removed
+    for entry in entries:
+        if not _TEMP_NAME.fullmatch(entry.name):
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+            if stat.S_ISREG(info.st_mode) and info.st_mtime < cutoff:
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+        except OSError:
+            continue
+    return removed

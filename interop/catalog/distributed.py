@@ -35,7 +35,8 @@ from typing import Any
 from sqlalchemy import Connection, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 
-from ..errors import CatalogError
+from ..errors import CatalogError, InteropError
+from ..io import read_limited
 from .database import Catalog, open_catalog
 from .models import Run, RunBatch
 from .pipeline import RunConfig, process_file
@@ -168,8 +169,9 @@ def batch_config(catalog: Catalog, config: RunConfig, paths: list[str]) -> RunCo
     shas: list[str] = []
     for raw in paths:
         try:
-            shas.append(sha256_hex(Path(raw).read_bytes()))
-        except OSError:
+            # bounded, regular files only: a FIFO or /dev/zero named in a run must not hang the worker
+            shas.append(sha256_hex(read_limited(raw, config.limits.max_file_bytes)))
+        except InteropError:
             continue  # process_file records why
     # a copy per batch: tasks of a --pool threads worker share the run's settings
     return dataclasses.replace(config, done=load_done(catalog, config.targets, shas=shas))

@@ -26,6 +26,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from ..io import remove_stale_temp_files
 from ..limits import DEFAULT_LIMITS, Limits
 from ..mappings import FATES
 from .database import Catalog
@@ -111,6 +112,8 @@ class RunSummary:
     """Wall time of the catalog writer (it overlaps the other phases); ``timings_ms["database"]`` is the wait."""
     database_cpu_ms: float = 0.0
     """CPU time the catalog writer used in this process (SQLite's work, or the PostgreSQL client's)."""
+    stale_temp_files: list[str] = field(default_factory=list)
+    """Orphaned ``write_atomic`` temporary files (a killed earlier run's) removed from the output folders."""
 
     def add(self, outcome: FileOutcome, seen: set[str]) -> None:
         self.add_tally(file_tally(outcome), seen)
@@ -284,6 +287,10 @@ def migrate(
         options=dict(options or {}),
     )
     summary = RunSummary()
+    # a run killed mid-write (SIGKILL) leaves `.<name>.XXXXXXXX.tmp` beside its outputs: the resumed run
+    # removes those older than an hour (younger ones may be a concurrent run's write in progress)
+    for target in targets:
+        summary.stale_temp_files.extend(str(p) for p in remove_stale_temp_files(out_dir / target))
     seen: set[str] = set()
     files, copies = split_copies(files)
     # Files are counted in order once their batch is committed: a file the database

@@ -13,13 +13,13 @@ only, and ``interop convert`` never imports the catalog, Alembic or FastAPI
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 from typing import Any
 
 import click
 
 from ..terminal import printable
+from . import stdout
 from .exits import EXIT_CHECK_FAILED, EXIT_INPUT, EXIT_INTERNAL, EXIT_MISSING_EXTRA, EXIT_OK, EXIT_USAGE
 from .extras import MissingExtraError, extra_for
 
@@ -75,7 +75,10 @@ class InteropGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            try:
+                return super().invoke(ctx)
+            finally:
+                stdout.flush()  # a standard output that cannot take it fails here, not at interpreter exit
         except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
             raise
         except MissingExtraError as exc:
@@ -92,9 +95,16 @@ class InteropGroup(click.Group):
             ctx.exit(EXIT_MISSING_EXTRA)
         except BrokenPipeError:
             # The reader went away (``interop diff ... | head``): stop quietly, as Unix tools do.
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
+            stdout.silence()
             ctx.exit(141)
+        except OSError as exc:
+            if not stdout.is_output_fault(exc) or _debug(ctx):
+                return self._internal(ctx, exc)
+            # standard output past `ulimit -f`, on a full disk or /dev/full: the output's fault, exit 3
+            stdout.silence()
+            reason = exc.strerror or "write failed"
+            click.echo(f"interop: error: standard output: output could not be written safely: {reason}", err=True)
+            ctx.exit(EXIT_INPUT)
         except KeyboardInterrupt:
             click.echo("interop: interrupted", err=True)
             ctx.exit(130)

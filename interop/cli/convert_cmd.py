@@ -17,6 +17,7 @@ from ..fidelity.render import summary_lines
 from ..io import read_limited, write_atomic
 from ..jsonio import escape_lone_surrogates
 from ..terminal import printable
+from . import stdout
 from .common import (
     STDIO,
     AliasOption,
@@ -234,8 +235,7 @@ def _convert_one(
             raise click.UsageError(
                 f"{target} output is binary: not written to a terminal (use -o FILE, or redirect standard output)"
             )
-        sys.stdout.buffer.write(conversion.data)
-        sys.stdout.buffer.flush()
+        stdout.write_bytes(conversion.data)  # whole, even to an unbuffered stream that writes part
     else:
         write_atomic(out, conversion.data, inputs=[str(source), *([image] if image else [])])
     return doc, conversion

@@ -303,6 +303,11 @@ def _embedded(
         )
         raise SystemExit(130) from None
     bar.finish()
+    if summary.stale_temp_files:
+        click.echo(
+            f"interop: removed {len(summary.stale_temp_files)} temporary file(s) an interrupted run left in {out_dir}",
+            err=True,
+        )
     return summary
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from typing import Any
 
 import click
 
 from ..errors import InteropError
 from ..limits import MiB
-from .common import db_option
+from .common import current_limits, db_option
 
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
 READY_WAIT_S = 120.0
@@ -51,6 +52,41 @@ def _announce_when_ready(host: str, port: int, root_path: str) -> None:
 @click.option(
     "--max-upload-mb", default=64, show_default=True, type=click.IntRange(1, 4096), help="Largest request body."
 )
+# The service settings' defaults live in ServiceConfig (importing it here would load FastAPI for every
+# `interop` run): a flag left out is not passed, and the help repeats the default.
+@click.option(
+    "--max-uploads-in-progress-mb",
+    type=click.IntRange(1, 65536),
+    help="Most MiB of uploads (by Content-Length) in progress at once per worker; more get 429 + Retry-After. "
+    "[default: 256]",
+)
+@click.option(
+    "--max-entries",
+    type=click.IntRange(1),
+    help="Most lorebook entries in one uploaded book. [default: the global --input-limit max_entries=N, else 10000]",
+)
+@click.option(
+    "--idle-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    help="Seconds a connection may stay silent while its request is incomplete. [default: 30]",
+)
+@click.option(
+    "--regex-budget",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    help="Seconds of regex matching one request may spend, all keys and platforms together. [default: 1]",
+)
+@click.option(
+    "--allow-host",
+    "allowed_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="Without a token: a Host name accepted besides loopback names and --host (repeatable).",
+)
+@click.option(
+    "--keep-uploads", is_flag=True, help="Keep the files uploaded to POST /api/v1/migrations after their job ends."
+)
 @click.option(
     "--root-path",
     default="",
@@ -79,6 +115,12 @@ def command(
     token: str | None,
     workers: int,
     max_upload_mb: int,
+    max_uploads_in_progress_mb: int | None,
+    max_entries: int | None,
+    idle_timeout: float | None,
+    regex_budget: float | None,
+    allowed_hosts: tuple[str, ...],
+    keep_uploads: bool,
     root_path: str,
     proxy_headers: bool,
     forwarded_allow_ips: str,
@@ -97,7 +139,17 @@ def command(
 
     check_binding(host, token)
     announce(db or default_url())  # which catalog the page and API read and write
-    config = ServiceConfig(db=db, token=token, max_upload_bytes=max_upload_mb * MiB)
+    in_progress = None if max_uploads_in_progress_mb is None else max_uploads_in_progress_mb * MiB
+    settings: dict[str, Any] = {
+        "max_upload_bytes_in_progress": in_progress,
+        "max_entries": max_entries if max_entries is not None else current_limits().max_entries,
+        "idle_timeout": idle_timeout,
+        "regex_budget": regex_budget,
+        "allowed_hosts": tuple(name.strip() for name in allowed_hosts if name.strip()) or None,
+        "keep_uploads": keep_uploads or None,
+    }
+    given = {name: value for name, value in settings.items() if value is not None}
+    config = ServiceConfig(db=db, token=token, max_upload_bytes=max_upload_mb * MiB, **given)
     root_path = root_path.rstrip("/")
     if root_path and not root_path.startswith("/"):
         raise click.BadParameter("must start with '/'", param_hint="--root-path")

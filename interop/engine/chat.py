@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from ..api import read_bytes
-from ..errors import CorruptInputError, InvalidCardError, LimitExceededError, UnknownFormatError
+from ..errors import CorruptInputError, InvalidCardError, UnknownFormatError
+from ..io import read_limited
 from ..limits import DEFAULT_LIMITS, Limits
 from ..model.chat import ChatLog
 
@@ -244,13 +245,8 @@ def _check_swipe(earlier: list[Message], message: Message, file: str | None, whe
 def load_chat(path: str | Path, *, limits: Limits = DEFAULT_LIMITS) -> Chat:
     """Read a chat file in any chat format interop reads (``chat_from_bytes``)."""
     file = str(path)
-    try:
-        size = Path(path).stat().st_size
-        if size > limits.max_file_bytes:
-            raise LimitExceededError(f"file of {size} bytes exceeds the limit of {limits.max_file_bytes}", file=file)
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise CorruptInputError(exc.strerror or "cannot read chat file", file=file) from None
+    # regular files only, counted while read: /dev/zero or a FIFO would never end or block
+    data = read_limited(path, limits.max_file_bytes)
     return chat_from_bytes(data, file=file, limits=limits)
 
 

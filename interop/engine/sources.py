@@ -14,8 +14,9 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from ..api import read_probe
-from ..errors import ConversionError, CorruptInputError
+from ..errors import ConversionError
 from ..formats.registry import Platform, Probe, all_platforms, check_size
+from ..io import read_limited
 from ..limits import DEFAULT_LIMITS, Limits
 
 
@@ -36,10 +37,7 @@ def native_kind(obj: Any) -> str | None:
 def load_book(path: str | Path, platform: str) -> Any:
     """One lorebook file, ready for profile ``platform`` (a native object or a canonical Lorebook)."""
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise CorruptInputError(exc.strerror or "cannot read file", file=str(path)) from None
+    data = read_limited(path, DEFAULT_LIMITS.max_file_bytes)  # regular files only, bounded while read
     return book_from_bytes(data, str(path), platform)
 
 

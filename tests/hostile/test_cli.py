@@ -233,3 +233,45 @@ def test_migrate_of_a_fifo_named_on_the_command_line_fails_that_file_and_returns
         (str(fifo), "not a regular file (FIFO)"),
         ("/dev/zero", "not a regular file (character device)"),
     }
+
+
+CORPUS = REPO / "corpus"
+
+
+@pytest.mark.parametrize("name", ["dev_zero", "fifo", "symlink_to_device"])
+@pytest.mark.parametrize("command", ["activate", "convert", "book"])
+def test_special_file_as_a_chat_or_book_is_refused_at_once(tmp_path: Path, name: str, command: str) -> None:
+    # hostile2: `activate --chat /dev/zero` read without end (Path.read_bytes); a FIFO blocked on open.
+    # The same for `convert --behaviour` and for an activation book.
+    special = next(s for s in special_files(tmp_path) if s.name == name)
+    world, card, chat = (
+        CORPUS / "sillytavern" / "card_import_world.json",
+        CORPUS / "cards" / "ilse_v3.json",
+        CORPUS / "chats" / "harbor.jsonl",
+    )
+    args = {
+        "activate": ["activate", str(world), "--chat", str(special.path)],
+        "convert": [
+            "convert",
+            str(card),
+            "--to",
+            "ccv3",
+            "-o",
+            str(tmp_path / "o.json"),
+            "--behaviour",
+            str(special.path),
+        ],
+        "book": ["activate", str(special.path), "--chat", str(chat)],
+    }[command]
+    code = "import sys; from interop.cli import main; sys.argv = ['interop', *sys.argv[1:]]; main()"
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert proc.returncode == EXIT_INPUT, proc.stderr[-2000:]
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"interop: error: {special.path}"), proc.stderr[-2000:]
+    assert "not a regular file" in lines[0]
