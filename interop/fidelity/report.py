@@ -42,6 +42,7 @@ from .names import entry_names
 from .paths import Path, PathCache, pattern_segments, render
 from .rules import FATE_ORDER, RuleBook, rule_book
 from .view import MISSING, CanonicalView, leaves
+from .world_readback import found_in_world
 
 DEEPDIFF_PER_FIELD = 5
 """How many changed values of one field (pattern form) DeepDiff describes per report."""
@@ -184,6 +185,7 @@ def fidelity_report(
     )
     _judge_at_the_target(report, compared, source_platform, output_bytes)
     if compared.output is not None:
+        found_in_world(report.items, fmt.name, output_bytes, compared.source.entries)
         report.added = added_fields(compared.source, compared.output)
     if journal is not None:
         fold_added(report, journal)

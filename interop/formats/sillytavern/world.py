@@ -37,6 +37,8 @@ def lorebook_from_world(obj: dict[str, Any], *, file: str | None = None) -> Lore
     book: dict[str, Any] = {}
     if isinstance(original, dict):
         book.update({name: original[name] for name in BOOK_FIELDS_IN_ORIGINAL if name in original})
+        # other tools' book fields (Chub's id, creator, ...) that the world stashed in originalData
+        book.update({k: v for k, v in original.items() if k not in Lorebook.model_fields})
     book["extensions"] = {**_original_extensions(original), NAMESPACE: {"lorebook": lorebook}}
     book["entries"] = entries
     try:
@@ -68,6 +70,8 @@ def _entry_from_world(key: str, native: Any, by_id: dict[str, dict[str, Any]], f
     for name in ("name", "priority"):
         if source is not None and name in source:
             top[name] = source[name]
+    if source is not None:  # fields ST's entries have no place for (Chub's entry_id, ...), stashed there
+        top.update({k: v for k, v in source.items() if k not in LorebookEntry.model_fields and k not in top})
     entry = build_entry(top, ns, foreign)
     _pin_exact(entry, ns, native, foreign)
     return entry
