@@ -72,14 +72,20 @@ def start_server(tmp: Path, *extra: str, workers: int = 1) -> tuple[subprocess.P
         stderr=subprocess.STDOUT,
     )
     base = f"http://127.0.0.1:{port}"
+    wait_ready(proc, base, tmp / "server.log")
+    return proc, base
+
+
+def wait_ready(proc: subprocess.Popen[bytes], base: str, log: Path) -> None:
+    """Return once ``base`` answers; raise with the server's log if it exits or takes over 60 s."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"server exited: {(tmp / 'server.log').read_text()}")
+            raise RuntimeError(f"server exited: {log.read_text()}")
         try:
             with urllib.request.urlopen(base + "/api/v1/formats", timeout=2) as response:
                 if response.status == 200:
-                    return proc, base
+                    return
         except OSError:
             time.sleep(0.2)
     proc.kill()

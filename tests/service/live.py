@@ -6,14 +6,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .conftest import free_port
+from .conftest import free_port, wait_ready
 
 _SERVE = (
     "import json, sys\n"
@@ -36,7 +34,7 @@ def live_server(tmp: Path, **config: Any) -> Iterator[tuple[subprocess.Popen[byt
         )
     base = f"http://127.0.0.1:{port}"
     try:
-        _wait_ready(proc, base, log)
+        wait_ready(proc, base, log)
         yield proc, base
     finally:
         proc.terminate()
@@ -45,17 +43,3 @@ def live_server(tmp: Path, **config: Any) -> Iterator[tuple[subprocess.Popen[byt
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-
-
-def _wait_ready(proc: subprocess.Popen[bytes], base: str, log: Path) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"server exited: {log.read_text()}")
-        try:
-            with urllib.request.urlopen(base + "/api/v1/formats", timeout=2) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError("server did not start within 60 s")
