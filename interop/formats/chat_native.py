@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from ..errors import ConversionError, CorruptInputError
+from ..errors import ConversionError, CorruptInputError, InvalidCardError
 from ..jsonio import load_json
 from ..jsonvalue import json_equal
 from ..limits import Limits
@@ -94,6 +94,29 @@ def native_record(native: dict[str, Any], fresh: dict[str, Any]) -> dict[str, An
     if list(native) != [k for k in fresh if k in native] + [k for k in native if k not in fresh]:
         record["order"] = list(native)
     return record
+
+
+def open_message(raw: Any, key: str, file: str | None, where: str, not_object: str) -> tuple[dict[str, Any], Any, str]:
+    """A native message object copied, its stash popped and its text (``raw[key]``) checked:
+    the start every chat reader's message parser shares."""
+    if not isinstance(raw, dict):
+        raise InvalidCardError(not_object, file=file, location=where)
+    raw = dict(raw)
+    text = raw.get(key)
+    if not isinstance(text, str):
+        raise InvalidCardError(f"message without a '{key}' string", file=file, location=where)
+    return raw, raw.pop(STASH_KEY, None), text
+
+
+def stringify(obj: Any, **options: Any) -> str:
+    """JSON text with characters unescaped; escaped throughout (ASCII) when it holds a lone
+    surrogate, which UTF-8 cannot encode."""
+    text = json.dumps(obj, ensure_ascii=False, **options)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(obj, ensure_ascii=True, **options)
+    return text
 
 
 def _same(a: Any, b: Any) -> bool:

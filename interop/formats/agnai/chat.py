@@ -21,7 +21,6 @@ these fields are lost in Agnai itself.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ...document import Document
@@ -33,10 +32,12 @@ from ..chat_native import (
     chat_stash,
     message_stash,
     native_record,
+    open_message,
     require_chat,
     restore_chat,
     restore_message,
     stash_book,
+    stringify,
 )
 from ..registry import Format, Probe, ReadContext, WriteContext
 
@@ -84,13 +85,7 @@ def _read(data: bytes, ctx: ReadContext) -> Document:
 
 
 def _message(raw: Any, file: str | None, where: str) -> ChatMessage:
-    if not isinstance(raw, dict):
-        raise InvalidCardError("an Agnai message must be an object", file=file, location=where)
-    raw = dict(raw)
-    stash = raw.pop(STASH_KEY, None)
-    text = raw.get("msg")
-    if not isinstance(text, str):
-        raise InvalidCardError("message without a 'msg' string", file=file, location=where)
+    raw, stash, text = open_message(raw, "msg", file, where, "an Agnai message must be an object")
     handle, retries = raw.get("handle"), raw.get("retries")
     message = ChatMessage(
         role="user" if raw.get("userId") else "assistant",
@@ -150,12 +145,7 @@ def export_object(log: ChatLog) -> dict[str, Any]:
 
 def _write(doc: Document, ctx: WriteContext) -> bytes:
     log = require_chat(doc, "agnai-chat")
-    obj = export_object(log)
-    text = json.dumps(obj, ensure_ascii=False, indent=2)
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        return json.dumps(obj, indent=2).encode("ascii")
+    return stringify(export_object(log), indent=2).encode("utf-8")
 
 
 def _describe(doc: Document) -> dict[str, Any]:

@@ -22,7 +22,6 @@ a message in Risu (``fmIndex`` picks the card's); a greeting message from anothe
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ...document import Document
@@ -34,9 +33,11 @@ from ..chat_native import (
     chat_stash,
     message_stash,
     native_record,
+    open_message,
     require_chat,
     restore_chat,
     restore_message,
+    stringify,
 )
 from ..registry import Format, Probe, ReadContext, WriteContext
 from .entries import lorebook_from_risu_entries, risu_entries_from_lorebook
@@ -87,13 +88,7 @@ def _read(data: bytes, ctx: ReadContext) -> Document:
 
 
 def _message(raw: Any, file: str | None, where: str) -> ChatMessage:
-    if not isinstance(raw, dict):
-        raise InvalidCardError("a Risu message must be an object", file=file, location=where)
-    raw = dict(raw)
-    stash = raw.pop(STASH_KEY, None)
-    text = raw.get("data")
-    if not isinstance(text, str):
-        raise InvalidCardError("message without a 'data' string", file=file, location=where)
+    raw, stash, text = open_message(raw, "data", file, where, "a Risu message must be an object")
     role = ROLES.get(raw.get("role"))  # type: ignore[arg-type]
     if role is None:
         raise InvalidCardError(f"role must be 'user' or 'char', not {raw.get('role')!r}", file=file, location=where)
@@ -154,11 +149,7 @@ def export_object(log: ChatLog) -> dict[str, Any]:
 
 def _write(doc: Document, ctx: WriteContext) -> bytes:
     log = require_chat(doc, "risu-chat")
-    text = json.dumps(export_object(log), ensure_ascii=False, separators=(",", ":"))
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        return json.dumps(export_object(log), separators=(",", ":")).encode("ascii")
+    return stringify(export_object(log), separators=(",", ":")).encode("utf-8")
 
 
 def _describe(doc: Document) -> dict[str, Any]:

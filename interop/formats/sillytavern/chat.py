@@ -25,7 +25,6 @@ they are), so the stash is ``interop_stash`` on a message and in ``chat_metadata
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ...document import Document
@@ -39,12 +38,14 @@ from ..chat_native import (
     jsonl_records,
     message_stash,
     native_record,
+    open_message,
     parse_time,
     require_chat,
     restore_chat,
     restore_message,
     st_timestamp,
     stash_book,
+    stringify,
 )
 from ..registry import Format, Probe, ReadContext, WriteContext
 
@@ -126,13 +127,7 @@ def _stash_fields(header: dict[str, Any]) -> dict[str, Any]:
 
 
 def _message(record: Any, file: str | None, where: str) -> ChatMessage:
-    if not isinstance(record, dict):
-        raise InvalidCardError("a chat line must be a JSON object", file=file, location=where)
-    record = dict(record)
-    text = record.get("mes")
-    if not isinstance(text, str):
-        raise InvalidCardError("message without a 'mes' string", file=file, location=where)
-    stash = record.pop(STASH_KEY, None)
+    record, stash, text = open_message(record, "mes", file, where, "a chat line must be a JSON object")
     extra = record.get("extra")
     kind = extra.get("type") if isinstance(extra, dict) else None
     is_user = record.get("is_user") is True
@@ -216,12 +211,7 @@ def chat_lines(log: ChatLog) -> list[dict[str, Any]]:
 def dump_line(obj: Any) -> str:
     """One line as ``JSON.stringify`` writes it (compact, characters unescaped; a lone surrogate
     escaped, as JavaScript's well-formed stringify does)."""
-    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = json.dumps(obj, ensure_ascii=True, separators=(",", ":"))
-    return text
+    return stringify(obj, separators=(",", ":"))
 
 
 def _write(doc: Document, ctx: WriteContext) -> bytes:
