@@ -52,10 +52,26 @@ def convert_document(
     """
     with nullcontext() if in_scope() else document_scope():
         written = write_with_journal(doc, target, image=image, pretty=pretty, **dict(options or {}))
-        if doc.kind == "chat" and get_format(target).kind == "chat":
-            return Conversion(written.data, chat_report(doc, target, written.data, journal=written.journal))
-        report = fidelity_report(doc, target, written.data, chats=chats, seed=seed, journal=written.journal)
+        report = report_of(doc, target, written.data, written.journal, chats=chats, seed=seed)
     return Conversion(written.data, report)
+
+
+def report_of(
+    doc: Document,
+    target: str,
+    data: bytes,
+    journal: Journal | None,
+    *,
+    chats: Sequence[Any] | None = None,
+    seed: int = 0,
+    output_doc: Document | None = None,
+) -> FidelityReport:
+    """The report on ``data`` (``doc`` written as ``target``, ``journal`` recorded as it was written):
+    a chat written as a chat by ``chat_report`` (its two read-backs), anything else by
+    ``fidelity_report`` (``output_doc``: ``data`` already read back)."""
+    if doc.kind == "chat" and get_format(target).kind == "chat":
+        return chat_report(doc, target, data, journal=journal)
+    return fidelity_report(doc, target, data, chats=chats, seed=seed, journal=journal, output_doc=output_doc)
 
 
 def output_name(source_name: str, target: str) -> str:

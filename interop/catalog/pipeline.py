@@ -18,10 +18,9 @@ from typing import Any
 
 from ..api import read_bytes, write_with_journal
 from ..chatbook import attach_bound_book
+from ..conversion import report_of
 from ..document import Document
 from ..errors import ConversionError, InteropError
-from ..fidelity import fidelity_report
-from ..fidelity.chats import chat_report
 from ..findings import Journal
 from ..formats.registry import get_format
 from ..io import read_limited, write_atomic
@@ -169,10 +168,7 @@ def _add_report(
     ``data`` already read (the source itself when the output is the input file)."""
     start = time.perf_counter()
     try:
-        if doc.kind == "chat" and get_format(target).kind == "chat":  # judged by its two read-backs
-            report = chat_report(doc, target, data, journal=journal)
-        else:
-            report = fidelity_report(doc, target, data, journal=journal, output_doc=read)
+        report = report_of(doc, target, data, journal, output_doc=read)
         outcome.counts = {k: int(v) for k, v in report.counts.items()}
         outcome.has_losses = bool(report.has_losses)
         outcome.report_json = report.to_json_text()

@@ -32,6 +32,7 @@ from ...containers.png import (
     PngScan,
     TextChunk,
     asset_name,
+    find_text,
     is_card_keyword,
     is_stale_keyword,
     scan,
@@ -214,7 +215,7 @@ def _read_legacy_risu(doc: Document, found: Extraction, ctx: ReadContext) -> Non
     card whose emotion images are ``__asset:N`` assets (the risu platform's ``legacy_png_character``
     service), and the picture loses the chunk, now carried by the card and its asset chunks.
     """
-    legacy = [t for t in found.scan.texts if t.keyword.lower() == LEGACY_RISU_KEY]
+    legacy = find_text(found.scan.texts, LEGACY_RISU_KEY)
     if not legacy or doc.card is None:
         return
     chunk = legacy[0]
@@ -341,6 +342,8 @@ def _icon_is_the_picture(card: Card, assets: dict[str, bytes]) -> Card:
     The spec's ``ccdefault:`` main icon of a PNG card is the PNG; keeping the data URL too would store
     the picture twice.
     """
+    if not any(uri.startswith(DATA_URL) for uri in assets):  # the common case: no card dump to look
+        return card
     raw = card.dump()
     descriptors = (raw.get("data") or {}).get("assets")
     icons = [
@@ -363,6 +366,8 @@ def _data_urls_to_chunks(card: Card, blobs: dict[str, bytes], chunks: dict[str, 
 
     Adds their bytes to ``chunks`` under the next free numbers; returns the card and the URIs that moved.
     """
+    if not any(uri.startswith(DATA_URL) for uri in blobs):  # the common case: nothing to move, no card dump
+        return card, set()
     raw = card.dump()
     descriptors = (raw.get("data") or {}).get("assets")
     moved: set[str] = set()
