@@ -17,6 +17,7 @@ from sqlalchemy import func, select
 
 from ..limits import DEFAULT_LIMITS, Limits
 from .database import Catalog
+from .distributed import _aware
 from .models import Run, RunBatch
 from .pipeline import FileOutcome
 from .run import RunSummary, migrate
@@ -113,9 +114,8 @@ def recorded_migrate(
 
 
 def _epoch(moment: datetime | None) -> float | None:
-    if moment is None:
-        return None
-    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
+    moment = _aware(moment)  # SQLite hands timestamps back without their zone (UTC)
+    return None if moment is None else moment.timestamp()
 
 
 def recent_runs(catalog: Catalog, limit: int | None = 20, run_id: str | None = None) -> list[dict[str, Any]]:
