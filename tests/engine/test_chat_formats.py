@@ -134,3 +134,50 @@ def test_platform_all_compares_the_apps_side_by_side() -> None:
     assert text.count("\n* ") + text.startswith("* ") == data["differences"] > 0
     refused = CliRunner().invoke(cli, ["activate", book, "--chat", chat, "--platform", "all", "--turn", "2"])
     assert refused.exit_code == 2
+
+
+# SillyTavern's own export (corpus/chats/make_st_exports.py: SillyTavern 1.12.6 saved the chat and
+# gave it back through /api/chats/export, format jsonl). The equivalent interop chat is the
+# harbour scene with the two messages SillyTavern keeps out of the prompt as ``system`` lines: the
+# /hide-hidden user message and the /sys narrator message.
+EXPORT_EXTRA = {
+    2: {"name": "Alex", "role": "system", "text": "(OOC: skip the small talk, I want the ferry.)"},
+    4: {"name": "System", "role": "system", "text": "Fog rolls in over the Saltmarket; the lamps dim."},
+}
+
+
+def equivalent_of_the_export(tmp_path: Path) -> Path:
+    scene = equivalent_interop_chat("harbor.jsonl", tmp_path).read_text("utf-8").splitlines()
+    header, messages = scene[0], scene[1:]
+    for index in sorted(EXPORT_EXTRA):
+        messages.insert(index, json.dumps(EXPORT_EXTRA[index]))
+    path = tmp_path / "equivalent_export.jsonl"
+    path.write_text("\n".join([header, *messages]) + "\n", "utf-8")
+    return path
+
+
+@pytest.mark.parametrize("book", ["st_matching", "st_recursion", "st_groups", "st_budget", "st_depth"])
+def test_sillytavern_own_export_fires_what_the_equivalent_interop_chat_fires(book: str, tmp_path) -> None:
+    export = CHATS / "st_export_harbor.jsonl"
+    st = invoke(str(CHATS / f"{book}.json"), "--chat", str(export), "--json", "--all-turns")
+    ours = invoke(
+        str(CHATS / f"{book}.json"), "--chat", str(equivalent_of_the_export(tmp_path)), "--json", "--all-turns"
+    )
+    assert st.exit_code == 0 and ours.exit_code == 0, st.output + ours.output
+    assert fired_per_turn(st.output) == fired_per_turn(ours.output)
+    assert any(ids for _, ids in fired_per_turn(st.output))
+    # The hidden and narrator messages are out of the prompt: the last turn fires what the same
+    # scene without them fires (corpus/chats/st_harbor.jsonl, made by interop's own writer).
+    before = invoke(str(CHATS / f"{book}.json"), "--chat", str(CHATS / "st_harbor.jsonl"), "--json", "--all-turns")
+    assert fired_per_turn(st.output)[-1][1] == fired_per_turn(before.output)[-1][1]
+
+
+def test_sillytavern_import_of_an_agnai_chat_fires_like_the_agnai_chat() -> None:
+    """``st_export_imported_agnai.jsonl`` is what SillyTavern's importer (``importAgnaiChat``) made
+    of ``agnai_harbor_chat.json``: the same messages fire the same entries."""
+    book = str(CHATS / "st_matching.json")
+    st = invoke(book, "--chat", str(CHATS / "st_export_imported_agnai.jsonl"), "--json", "--all-turns")
+    agnai = invoke(book, "--chat", str(CHATS / "agnai_harbor_chat.json"), "--json", "--all-turns")
+    assert st.exit_code == 0 and agnai.exit_code == 0, st.output + agnai.output
+    assert fired_per_turn(st.output) == fired_per_turn(agnai.output)
+    assert any(ids for _, ids in fired_per_turn(st.output))

@@ -30,6 +30,8 @@ NATIVE = {
     "st_hidden.jsonl": "sillytavern-chat",
     "st_group.jsonl": "sillytavern-chat",
     "st_group_header.jsonl": "sillytavern-chat",
+    "st_export_harbor.jsonl": "sillytavern-chat",  # SillyTavern 1.12.6's own bytes (make_st_exports.py)
+    "st_export_imported_agnai.jsonl": "sillytavern-chat",
     "risu_harbor_chat.json": "risu-chat",
     "agnai_harbor_chat.json": "agnai-chat",
     "harbor.jsonl": "interop-chat",
@@ -89,6 +91,38 @@ def test_sillytavern_group_chats(name: str) -> None:
     chat = api.read(CHATS / name).chat
     assert chat.group and chat.character is None
     assert chat.characters == ["Mira", "Roderick"]
+
+
+def test_sillytavern_own_export() -> None:
+    """``st_export_harbor.jsonl``: saved by SillyTavern 1.12.6 (``/api/chats/save``) and downloaded
+    through its chat export (``/api/chats/export``, ``format: "jsonl"``), see make_st_exports.py."""
+    chat = api.read(CHATS / "st_export_harbor.jsonl").chat
+    assert (chat.user, chat.character, chat.group, chat.book_name) == ("Alex", "Mira", False, "st_matching")
+    assert [(m.role, m.hidden) for m in chat.messages] == [
+        ("assistant", False),
+        ("user", False),
+        ("user", True),
+        ("assistant", False),
+        ("system", False),
+        ("user", False),
+    ]
+    greeting, reply = chat.messages[0], chat.messages[3]
+    assert greeting.swipes == [
+        "Welcome to Vellmar, traveler. The tide is turning.",
+        "Another night, another stranger at the pier.",
+    ]
+    assert reply.swipe_index == 1 and reply.text == reply.swipes[1] and len(reply.swipes) == 2
+    assert chat.messages[-1].time == parse_time("November 28, 2026 12:31am")
+    assert chat.created == parse_time("2026-11-28T00:25:41Z")
+
+
+def test_sillytavern_importer_dates() -> None:
+    """SillyTavern's chat importer stamps the header and every message with
+    ``humanizedISO8601DateTime`` (``src/util.js``: ``2026-11-28 @00h 25m 41s 656ms``)."""
+    chat = api.read(CHATS / "st_export_imported_agnai.jsonl").chat
+    assert chat.created == parse_time("2026-11-28T00:25:41.656Z")
+    assert {m.time for m in chat.messages} == {chat.created}
+    assert [m.role for m in chat.messages] == ["assistant", "user", "assistant", "user"]
 
 
 def test_risu_fields_and_local_lore() -> None:
