@@ -166,6 +166,92 @@ def harbour_chat(character: dict, start: datetime) -> list[dict]:
     ]
 
 
+def group_chat(members: list[dict], start: datetime) -> list[dict]:
+    """A fresh group chat (``public/scripts/group-chats.js`` ``getGroupChat``: the "group" system
+    message, then each member's ``getFirstCharacterMessage``), a user message and a group reply
+    (``saveReply`` with ``force_avatar``, ``original_avatar``, ``extra.gen_id``)."""
+    created = {
+        "name": "SillyTavern System",
+        "force_avatar": "img/five.png",
+        "is_user": False,
+        "is_system": True,
+        "is_group": True,
+        "mes": "Group chat created. Say 'Hi' to lovely people!",
+        "send_date": stamp(start),
+        "extra": {"isSmallSys": True, "type": "group"},
+    }
+    chat = [created]
+    for i, member in enumerate(members):
+        chat.append(
+            {
+                "is_user": False,
+                "is_system": False,
+                "name": member["name"],
+                "send_date": stamp(start),
+                "original_avatar": member["avatar"],
+                "extra": {"gen_id": 1732754000000.25 * (i + 1)},
+                "mes": member["first_mes"],
+                "force_avatar": f"/thumbnail?type=avatar&file={member['avatar']}",
+            }
+        )
+    chat.append(user_message("Roderick, will you sail tonight? I heard the KRAKEN-BELL.", start + timedelta(minutes=1)))
+    answer = reply(["Not while that bell rings, lad. Mira knows the tide."], 0, start + timedelta(minutes=2))
+    answer["name"] = "Roderick"
+    answer["force_avatar"] = f"/thumbnail?type=avatar&file={members[1]['avatar']}"
+    answer["original_avatar"] = members[1]["avatar"]
+    answer["extra"]["gen_id"] = int(start.timestamp() * 1000) + 120_000
+    answer["swipe_info"][0]["extra"] = dict(answer["extra"])
+    keys = [
+        "extra",
+        "name",
+        "is_user",
+        "send_date",
+        "mes",
+        "gen_started",
+        "gen_finished",
+        "force_avatar",
+        "original_avatar",
+        "swipe_id",
+        "swipes",
+        "swipe_info",
+    ]  # saveReply's order for a group reply
+    chat.append({k: answer[k] for k in keys})
+    return chat
+
+
+def make_group(base: str) -> None:
+    form = {
+        "ch_name": "Roderick",
+        "description": "Roderick is an old ferry captain.",
+        "first_mes": "Captain Roderick, at your service. Mind the ropes.",
+        "tags": "t-captain",
+    }
+    post(base, "/api/characters/create", form, form=True)
+    characters = json.loads(post(base, "/api/characters/all", {}))
+    members = [c for name in ("Mira", "Roderick") for c in characters if c["name"] == name]
+    group = json.loads(
+        post(
+            base,
+            "/api/groups/create",
+            {
+                "name": "Harbour",
+                "members": [m["avatar"] for m in members],
+                "avatar_url": "",
+                "allow_self_responses": False,
+                "activation_strategy": 0,
+                "generation_mode": 0,
+                "disabled_members": [],
+                "chat_metadata": {},
+                "fav": False,
+            },
+        )
+    )
+    chat = group_chat(members, datetime.now(UTC).replace(tzinfo=None))
+    post(base, "/api/chats/group/save", {"id": group["chat_id"], "chat": chat})
+    data = export(base, group["chat_id"] + ".jsonl", "", True)
+    (HERE / "st_export_group.jsonl").write_bytes(data)
+
+
 def export(base: str, file: str, avatar: str, is_group: bool) -> bytes:
     body = {"is_group": is_group, "avatar_url": avatar, "file": file, "exportfilename": file, "format": "jsonl"}
     return json.loads(post(base, "/api/chats/export", body))["result"].encode("utf-8")
@@ -222,4 +308,9 @@ def make(base: str) -> None:
 
 
 if __name__ == "__main__":
-    make(sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:8000")
+    # ``URL``: every file; ``URL group``: the group chat only (made in a second run, after the
+    # character chats, against the same data root).
+    url = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:8000"
+    if sys.argv[2:] != ["group"]:
+        make(url)
+    make_group(url)

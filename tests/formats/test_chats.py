@@ -32,6 +32,7 @@ NATIVE = {
     "st_group_header.jsonl": "sillytavern-chat",
     "st_export_harbor.jsonl": "sillytavern-chat",  # SillyTavern 1.12.6's own bytes (make_st_exports.py)
     "st_export_imported_agnai.jsonl": "sillytavern-chat",
+    "st_export_group.jsonl": "sillytavern-chat",
     "risu_harbor_chat.json": "risu-chat",
     "agnai_harbor_chat.json": "agnai-chat",
     "harbor.jsonl": "interop-chat",
@@ -86,7 +87,7 @@ def test_sillytavern_hidden_and_narrator_messages() -> None:
     assert hidden[0] is chat.messages[2] and hidden[0].time == parse_time("2026-11-02T19:43:00.000Z")
 
 
-@pytest.mark.parametrize("name", ["st_group.jsonl", "st_group_header.jsonl"])
+@pytest.mark.parametrize("name", ["st_group.jsonl", "st_group_header.jsonl", "st_export_group.jsonl"])
 def test_sillytavern_group_chats(name: str) -> None:
     chat = api.read(CHATS / name).chat
     assert chat.group and chat.character is None
