@@ -21,6 +21,8 @@ import pytest
 from interop import api
 from interop.errors import ConversionError, CorruptInputError, FormatError, InvalidCardError, LimitExceededError
 from interop.formats.chat_native import parse_time, st_timestamp
+from interop.formats.risu.all_chats import chats_in, select_chat
+from interop.inspection import summarize
 from interop.limits import Limits
 
 CHATS = Path(__file__).resolve().parents[2] / "corpus" / "chats"
@@ -255,3 +257,39 @@ def test_unused_header_names_with_one_character_are_not_a_group() -> None:
     doc = api.read_bytes(data, filename="single.jsonl")
     assert not doc.chat.group and doc.chat.character is None and doc.chat.characters == ["Mira"]
     assert api.write(doc, "sillytavern-chat") == data
+
+
+def test_risu_all_chats_lists_and_selects() -> None:
+    """RisuAI ``exportAllChats`` (src/ts/characters.ts): ``{type: 'risuAllChats', ver: 2, data:
+    char.chats, folders: char.chatFolders}``. The document is the first chat; every chat is listed."""
+    doc = api.read(CHATS / "risu_all_chats.json")
+    assert doc.format == "risu-all-chats" and doc.kind == "chat"
+    chats = chats_in(doc)
+    assert [(c.title, len(c.messages)) for c in chats] == [("Storm watch", 7), ("Harbour night", 4), ("Chat 1", 0)]
+    assert doc.chat is chats[0]
+    assert summarize(doc, "x")["facts"]["chats"][1] == {"name": "Harbour night", "messages": 4, "local_lore_entries": 2}
+    # One chat of the file, written as RisuAI's single-chat export (exportChat: folders = the chat's
+    # folder), is the export of that chat: the harbour chat gives risu_harbor_chat.json byte for byte.
+    harbour = select_chat(doc, 1)
+    assert harbour.chat is chats[1] and summarize(harbour, "x")["facts"]["selected"] == 1
+    assert api.write(harbour, "risu-chat") == (CHATS / "risu_harbor_chat.json").read_bytes()
+    storm = json.loads(api.write(doc, "risu-chat"))
+    source = json.loads((CHATS / "risu_all_chats.json").read_bytes())
+    assert storm["data"] == source["data"][0] and storm["folders"] == source["folders"]
+    with pytest.raises(InvalidCardError, match="holds 3 chat"):
+        select_chat(doc, 3)
+
+
+def test_risu_all_chats_version_1_and_bad_input() -> None:
+    """``importChat`` also takes ``ver`` 1 (no folders); an empty list is refused (RisuAI: noData)."""
+    one = {
+        "type": "risuAllChats",
+        "ver": 1,
+        "data": [{"message": [{"role": "user", "data": "hi"}], "note": "", "name": "A", "localLore": []}],
+    }
+    doc = api.read_bytes(json.dumps(one).encode(), filename="all.json")
+    assert doc.format == "risu-all-chats" and [m.text for m in doc.chat.messages] == ["hi"]
+    with pytest.raises(InvalidCardError, match="no chat"):
+        api.read_bytes(b'{"type":"risuAllChats","ver":2,"data":[]}', filename="all.json")
+    with pytest.raises(InvalidCardError, match="role"):
+        api.read_bytes(b'{"type":"risuAllChats","ver":2,"data":[{"message":[{"role":"x","data":""}]}]}')

@@ -14,7 +14,7 @@ from functools import partial
 
 from ...transforms.for_risu import book_losses
 from ..registry import Platform, register_platform
-from . import card, chat, legacy_png, lorebook, module
+from . import all_chats, card, chat, legacy_png, lorebook, module
 from .entries import NS, lorebook_from_risu_entries, risu_entries_from_lorebook
 
 __all__ = ["PLATFORM", "lorebook_from_risu_entries", "risu_entries_from_lorebook"]
@@ -51,4 +51,5 @@ PLATFORM = register_platform(
     *module.FORMATS,
     *card.FORMATS,
     *chat.FORMATS,
+    *all_chats.FORMATS,
 )
