@@ -23,7 +23,7 @@ from typing import Any
 from ...document import Document
 from ...errors import InvalidCardError
 from ...model.chat import ChatLog
-from ..registry import Format, Probe, ReadContext
+from ...platform.registry import Format, Probe, ReadContext
 from .chat import PLATFORM, chat_log, wrapper_record
 
 EXPORT_TYPE = "risuAllChats"
