@@ -80,6 +80,7 @@ def test_hidden_messages_are_not_scanned(tmp_path) -> None:
     ("book", "chat", "platform"),
     [
         ("risu_harbor.json", "risu_harbor_chat.json", "risu"),
+        ("risu_harbor.json", "risu_all_chats.json", "risu"),  # the first chat of RisuAI's "Export all chats"
         ("agnai_harbor.json", "agnai_harbor_chat.json", "agnai"),
         ("st_matching.json", "st_group.jsonl", "sillytavern"),
         ("st_matching.json", "harbor_transcript.txt", "sillytavern"),

@@ -293,3 +293,19 @@ def test_risu_all_chats_version_1_and_bad_input() -> None:
         api.read_bytes(b'{"type":"risuAllChats","ver":2,"data":[]}', filename="all.json")
     with pytest.raises(InvalidCardError, match="role"):
         api.read_bytes(b'{"type":"risuAllChats","ver":2,"data":[{"message":[{"role":"x","data":""}]}]}')
+
+
+@pytest.mark.parametrize("index", [0, 1, 2])
+@pytest.mark.parametrize("via", ["sillytavern-chat", "agnai-chat"])
+def test_each_risu_chat_of_an_all_chats_export_goes_there_and_back(index: int, via: str) -> None:
+    """Each chat, as its single export, to SillyTavern or Agnai and back gives that export byte for
+    byte. The storm chat's times have seconds, which SillyTavern's ``send_date`` (minutes) cannot
+    hold: the exact time is stashed."""
+    chat = select_chat(api.read(CHATS / "risu_all_chats.json"), index)
+    single = api.read_bytes(api.write(chat, "risu-chat"), filename="single.json")
+    middle = api.read_bytes(api.write(single, via), filename=f"x{via}")
+    assert api.write(middle, "risu-chat") == api.write(chat, "risu-chat")
+    if index == 0 and via == "sillytavern-chat":
+        first = json.loads(api.write(single, via).split(b"\n")[1])
+        assert first["interop_stash"]["fields"]["time"] == chat.chat.messages[0].time
+        assert parse_time(first["send_date"]) != chat.chat.messages[0].time
