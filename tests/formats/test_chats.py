@@ -309,3 +309,26 @@ def test_each_risu_chat_of_an_all_chats_export_goes_there_and_back(index: int, v
         first = json.loads(api.write(single, via).split(b"\n")[1])
         assert first["interop_stash"]["fields"]["time"] == chat.chat.messages[0].time
         assert parse_time(first["send_date"]) != chat.chat.messages[0].time
+
+
+def test_chats_inside_a_risu_character() -> None:
+    """A Risu character (``risu-character``, Risu's own character object as its database and backups
+    keep it) holds its chats in ``chats``: listed and picked like an all-chats export's; a picked
+    chat written as ``risu-chat`` is that chat's "Export as JSON"."""
+    character = json.loads(
+        (Path(__file__).resolve().parents[2] / "corpus/risu/lantern_harbor_character.json").read_bytes()
+    )
+    harbour = json.loads((CHATS / "risu_harbor_chat.json").read_bytes())["data"]
+    character["chats"] = [*character["chats"], harbour]
+    doc = api.read_bytes(json.dumps(character).encode(), filename="character.json")
+    assert doc.format == "risu-character" and doc.kind == "card"
+    chats = chats_in(doc)
+    assert [(c.title, c.character, len(c.messages)) for c in chats] == [
+        ("Chat 1", "Mira", 0),
+        ("Harbour night", "Mira", 4),
+    ]
+    picked = select_chat(doc, 1)
+    assert picked.format == "risu-chat" and picked.chat is not None and picked.chat.lorebook is not None
+    written = json.loads(api.write(picked, "risu-chat"))
+    assert {k: v for k, v in written["data"].items() if k != "interop_stash"} == harbour
+    assert written["data"]["interop_stash"]["fields"] == {"character": "Mira"}  # whose chat it was

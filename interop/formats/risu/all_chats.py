@@ -65,21 +65,48 @@ def _read(data: bytes, ctx: ReadContext) -> Document:
 
 
 def chats_in(doc: Document) -> list[ChatLog]:
-    """Every chat the document's file holds (one for a single-chat format)."""
+    """Every chat the document's file holds: an all-chats export's, a single chat, or the chats a
+    Risu character keeps (``risu-character``: ``chats``, kept whole under
+    ``extensions.risuai.character``; each named after the character)."""
     chats = doc.native.get(CHATS_KEY)
     if isinstance(chats, list):
         return list(chats)
-    return [doc.chat] if doc.chat is not None else []
+    if doc.chat is not None:
+        return [doc.chat]
+    return _character_chats(doc)
+
+
+def _character_chats(doc: Document) -> list[ChatLog]:
+    if doc.card is None:
+        return []
+    risu = doc.card.data.extensions.get("risuai")
+    character = risu.get("character") if isinstance(risu, dict) else None
+    raw = character.get("chats") if isinstance(character, dict) else None
+    if not isinstance(raw, list):
+        return []
+    name = doc.card.data.name if isinstance(doc.card.data.name, str) else None
+    logs = []
+    for index, chat in enumerate(raw):
+        where = f"extensions.risuai.character.chats[{index}]"
+        if not isinstance(chat, dict):
+            raise InvalidCardError("a Risu chat must be an object", file=doc.source, location=where)
+        log = chat_log(chat, doc.source, where)
+        log.character = log.character or name
+        logs.append(log)
+    return logs
 
 
 def select_chat(doc: Document, index: int) -> Document:
     """The document with chat ``index`` (0-based, file order) selected; an index out of range is
-    an ``InvalidCardError`` naming how many chats there are."""
+    an ``InvalidCardError`` naming how many chats there are. A chat of a Risu character is given
+    as a ``risu-chat`` document (written: the file RisuAI's "Export as JSON" gives)."""
     chats = chats_in(doc)
     if not 0 <= index < len(chats):
         raise InvalidCardError(
             f"chat {index} asked for; the file holds {len(chats)} chat(s), 0 to {len(chats) - 1}", file=doc.source
         )
+    if doc.chat is None:
+        return Document(format="risu-chat", chat=chats[index], source=doc.source)
     picked = copy.copy(doc)
     picked.native = {**doc.native, SELECTED_KEY: index}
     picked.chat = chats[index]
