@@ -164,14 +164,14 @@ def test_the_layer_reader_places_modules_by_folder() -> None:
 
 
 ROOT_FILES = {"interop", "interop.__main__", "interop._version", "interop.formats"}
-"""Modules in no layer's folder: the root package's own files and ``interop.formats``, the namespace
-the platform packages live in (it re-exports the registry and nothing else)."""
+"""Modules that may sit in no layer's folder: the root package's own files and ``interop.formats``,
+the namespace the platform packages live in (it re-exports the registry and nothing else)."""
 
 
 def test_every_module_sits_in_a_layer_folder() -> None:
     index = _layer_index(_contract_layers())
     outside = sorted(m for m in _graph().modules if _layer_of(m, index) is None)
-    assert outside == sorted(ROOT_FILES), "add the new folder to the layers contract in pyproject.toml"
+    assert set(outside) <= ROOT_FILES, f"{outside}: add the new folder to the layers contract in pyproject.toml"
 
 
 def test_no_import_runs_from_a_lower_layer_folder_to_a_higher_one() -> None:
