@@ -1,5 +1,5 @@
-"""What every card/lorebook writer writes (interop.transforms.card_books, interop.cardkit.card_dates): outputs valid
-under ``validate --strict`` on the real corpus; V3 dates as the numbers the spec requires."""
+"""What every card/lorebook writer writes (interop.transforms.card_for_target, interop.cardkit.card_dates):
+outputs valid under ``validate --strict`` on the real corpus; V3 dates as the numbers the spec requires."""
 
 from __future__ import annotations
 

@@ -28,6 +28,8 @@ NO_FLAT_KEYS = ("agnai-card", "risu-charx")
 ``memoryEntryToNative`` (common/memory.ts) keep keys, content, enabled, insertion_order (weight),
 priority, name, ... and drop each entry's ``extensions``; only the spec-required fields are added
 (no flat keys, and no ``@@dont_activate`` line: Agnai honours ``enabled`` itself)."""
+# The label reports carry in each finding's `by`: kept as released (this module was card_books.py) so
+# report JSON stays byte-identical across the rename.
 BY = "card-book writer (transforms.card_books)"
 ADDED_DETAIL = (
     "added so that SillyTavern's importer (convertCharacterBook) loads the source's settings, "
