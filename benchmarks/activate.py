@@ -156,9 +156,8 @@ def run_once(
     scan_class: type[STScan], pool: STPool, chat: Chat, settings: STSettings, seed: int
 ) -> tuple[float, float, Any]:
     """(wall ms, CPU ms, result) of one turn, request log included."""
-    profile = SillyTavernProfile()
     wall, cpu = time.perf_counter(), time.process_time()
-    result = scan_class(profile, pool, chat, settings, ChatState(), random.Random(seed), ApproxTokenizer()).run()
+    result = scan_class(pool, chat, settings, ChatState(), random.Random(seed), ApproxTokenizer()).run()
     _ = result.log  # the request log is part of the work
     return (time.perf_counter() - wall) * 1000, (time.process_time() - cpu) * 1000, result
 

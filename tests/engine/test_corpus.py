@@ -47,7 +47,7 @@ def test_fast_scan_matches_reference_loop(path: Path, settings: STSettings) -> N
     pool = profile.prepare([(path.stem, world)], settings)
     runs = []
     for scan in (STScan, ReferenceScan):
-        result = scan(profile, pool, chat, settings, ChatState(), random.Random(5), ApproxTokenizer()).run()
+        result = scan(pool, chat, settings, ChatState(), random.Random(5), ApproxTokenizer()).run()
         runs.append(([a.entry_id for a in result.activated], sorted(r.entry_id for r in result.log if r.fired)))
     assert runs[0] == runs[1]
     assert len(result.log) == len(pool.entries)

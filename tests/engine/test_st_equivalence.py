@@ -93,7 +93,7 @@ def test_fast_scan_equals_reference(
         rng = random.Random(seed)
         turns = []
         for count in range(1, len(messages) + 1):  # every prefix: timed effects carry over
-            result = scan(profile, pool, chat.prefix(count), config, state, rng, ApproxTokenizer()).run()
+            result = scan(pool, chat.prefix(count), config, state, rng, ApproxTokenizer()).run()
             turns.append(
                 (
                     [a.entry_id for a in result.activated],
