@@ -13,10 +13,10 @@ from interop.activation.state import ChatState
 from interop.activation.tokenizers import ApproxTokenizer
 from interop.engine import evaluate, get_profile, load_book, native_kind
 from interop.engine.chat import Chat, Message
-from interop.engine.profiles.st_reference import ReferenceScan
 from interop.formats.sillytavern.activation import SillyTavernProfile, STSettings
 from interop.formats.sillytavern.activation.scan import STScan
 from tests.conftest import corpus_params, shared_files
+from tests.engine.st_reference import ReferenceScan
 from tests.validator import corpus_pairs
 
 WORLDS = shared_files("st-worldinfo")

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 
-from ...activation.jsvalue import js_trim
-from ...activation.keyindex import is_multi_word
-from ...formats.sillytavern.activation.entries import STEntry, parse_regex_key
-from ...formats.sillytavern.activation.matching import KeyMatcher
-from ...formats.sillytavern.activation.scan import STScan
+from interop.activation.jsvalue import js_trim
+from interop.activation.keyindex import is_multi_word
+from interop.formats.sillytavern.activation.entries import STEntry, parse_regex_key
+from interop.formats.sillytavern.activation.matching import KeyMatcher
+from interop.formats.sillytavern.activation.scan import STScan
 
 
 class ReferenceMatcher(KeyMatcher):
