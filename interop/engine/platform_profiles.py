@@ -13,8 +13,8 @@ from ..platform.registry import Platform, all_platforms, get_platform
 
 def simulated_platforms() -> list[Platform]:
     """The platforms that have a profile, in profile listing order (``Profile.rank``, then platform order)."""
-    with_profile = [p for p in all_platforms() if p.profile is not None]
-    return sorted(with_profile, key=lambda p: p.profile.rank if p.profile is not None else 0)
+    ranked = [(p.profile.rank, p) for p in all_platforms() if p.profile is not None]
+    return [p for _, p in sorted(ranked, key=lambda pair: pair[0])]
 
 
 def profile_names() -> list[str]:

@@ -155,7 +155,7 @@ class _Active:
 
 
 class RisuRun:
-    """One evaluation of a prepared pool (the decorator handlers in ``risu_hook`` read and set its state)."""
+    """One evaluation of a prepared pool (the decorator handlers in ``hook`` read and set its state)."""
 
     def __init__(
         self,

@@ -1,7 +1,7 @@
 """SillyTavern World Info entries as ST's runtime reads them, the pool and ST's constants.
 
-Shared by the profile (``sillytavern``: reading books, building the key index) and the
-scan loop (``st_scan``: ``checkWorldInfo``), which both import this module.
+Shared by the profile (``profile``: reading books, building the key index) and the
+scan (``scan`` and its phases: ``checkWorldInfo``), which all import this module.
 """
 
 from __future__ import annotations
