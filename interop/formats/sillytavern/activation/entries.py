@@ -1,7 +1,7 @@
 """SillyTavern World Info entries as ST's runtime reads them, the pool and ST's constants.
 
-Shared by the profile (``sillytavern``: reading books, building the key index) and the
-scan loop (``st_scan``: ``checkWorldInfo``), which both import this module.
+Shared by the profile (``profile``: reading books, building the key index) and the
+scan (``scan`` and its phases: ``checkWorldInfo``), which all import this module.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ import re
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from ...mappings import load as load_mapping
-from ..jsregex import DEFAULT_TIMEOUT, JSRegex, JSSyntaxError, Untranslatable, compile_js
-from ..jssort import sort_ascending_by
-from ..jsvalue import UNDEFINED, js_loosely_true, js_number, js_string, js_trim, js_truthy
-from ..keyindex import KeyIndex
-from ..result import LogRecord
+from ....activation.jsregex import DEFAULT_TIMEOUT, JSRegex, JSSyntaxError, Untranslatable, compile_js
+from ....activation.jssort import sort_ascending_by
+from ....activation.jsvalue import UNDEFINED, js_loosely_true, js_number, js_string, js_trim, js_truthy
+from ....activation.keyindex import KeyIndex
+from ....activation.result import LogRecord
+from ....mappings import load as load_mapping
 
 POSITIONS = {
     0: "before_char",
