@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...transforms.agnai_keys import key_conflicts
 from ..registry import Platform, register_platform
-from . import character, chat, memory
+from . import app_model, character, chat, memory
 
 
 def _is_native_book(obj: object) -> bool:
@@ -23,6 +23,7 @@ PLATFORM = register_platform(
         book_from_native=memory.lorebook_from_memory_book,
         native_book_kind=_is_native_book,
         hazards=key_conflicts,
+        app_check=app_model.MODEL,
     ),
     *memory.FORMATS,
     *character.FORMATS,
