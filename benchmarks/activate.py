@@ -34,11 +34,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from interop.engine import Chat, ChatState, Message, STSettings
-from interop.engine.profiles.sillytavern import SillyTavernProfile, STPool
+from interop.activation.tokenizers import ApproxTokenizer
+from interop.engine import Chat, ChatState, Message
 from interop.engine.profiles.st_reference import ReferenceScan
-from interop.engine.profiles.st_scan import STScan
-from interop.engine.tokenizers import ApproxTokenizer
+from interop.formats.sillytavern.activation import SillyTavernProfile, STPool, STSettings
+from interop.formats.sillytavern.activation.scan import STScan
 
 TARGET_MS = 50.0
 TARGET_SPEEDUP = 20.0

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .chat import Chat
-from .profiles import get_profile
-from .result import EntryInfo, LogRecord, Reason, Result
+from ..activation.chat import Chat
+from ..activation.result import EntryInfo, LogRecord, Reason, Result
+from .platform_profiles import get_profile
 from .run import simulate
 
 

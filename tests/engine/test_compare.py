@@ -6,9 +6,9 @@ import importlib.util
 
 import pytest
 
+from interop.activation.result import EntryInfo, Reason
 from interop.engine import compare_behaviour, evaluate
 from interop.engine.compare import pair_entries
-from interop.engine.result import EntryInfo, Reason
 from interop.errors import ConversionError
 from interop.model import Lorebook, LorebookEntry
 from tests.engine.scenario import chat

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from interop.engine import STSettings, evaluate, get_profile, load_book, native_kind
+from interop.activation.state import ChatState
+from interop.activation.tokenizers import ApproxTokenizer
+from interop.engine import evaluate, get_profile, load_book, native_kind
 from interop.engine.chat import Chat, Message
-from interop.engine.profiles.sillytavern import SillyTavernProfile
 from interop.engine.profiles.st_reference import ReferenceScan
-from interop.engine.profiles.st_scan import STScan
-from interop.engine.state import ChatState
-from interop.engine.tokenizers import ApproxTokenizer
+from interop.formats.sillytavern.activation import SillyTavernProfile, STSettings
+from interop.formats.sillytavern.activation.scan import STScan
 from tests.conftest import corpus_params, shared_files
 from tests.validator import corpus_pairs
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from interop.engine.jsregex import JSSyntaxError, Untranslatable, compile_js, parse_literal, translate
+from interop.activation.jsregex import JSSyntaxError, Untranslatable, compile_js, parse_literal, translate
 
 
 @pytest.mark.parametrize(
@@ -115,8 +115,8 @@ def test_prefilter_is_never_narrower_than_javascript() -> None:
     """``JSRegex.prefilter`` runs letters under the regex module's IGNORECASE and skips the exact
     pattern when it finds nothing; that is only sound if every JavaScript case equivalent of a
     letter is also an IGNORECASE equivalent (both modes, every character with case)."""
-    from interop.engine.jscase import variants_table
-    from interop.engine.jsregex import _regex_equivalents
+    from interop.activation.jscase import variants_table
+    from interop.activation.jsregex import _regex_equivalents
 
     for unicode in (False, True):
         table = variants_table(unicode)

@@ -16,7 +16,7 @@ import subprocess
 
 import pytest
 
-from interop.engine.jsregex import Untranslatable, compile_js
+from interop.activation.jsregex import Untranslatable, compile_js
 
 NODE = shutil.which("node")
 

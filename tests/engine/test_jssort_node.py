@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from interop.engine.jssort import sort_ascending_by, sort_descending_by, v8_sort
+from interop.activation.jssort import sort_ascending_by, sort_descending_by, v8_sort
 
 NODE = shutil.which("node")
 pytestmark = [pytest.mark.node, pytest.mark.skipif(NODE is None, reason="node is not installed: no V8 to compare with")]
@@ -130,9 +130,9 @@ def test_sillytavern_book_order_agrees_with_node() -> None:
     """The sillytavern profile's pool order (``getSortedEntries``) and its before-character prompt
     list (the assembly's ``sort(sortFn)`` then ``unshift``) equal what Node's V8 gives, on 300
     random books where 30 % of the entries have no order and some have "5", null or "x"."""
-    from interop.engine import STSettings, evaluate
+    from interop.engine import evaluate
     from interop.engine.chat import Chat, Message
-    from interop.engine.profiles.sillytavern import SillyTavernProfile, STBook
+    from interop.formats.sillytavern.activation import SillyTavernProfile, STBook, STSettings
 
     books = random_books(7, 300)
     assert NODE is not None

@@ -7,7 +7,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from interop.engine.keyindex import KeyIndex, is_multi_word, plain_match
+from interop.activation.keyindex import KeyIndex, is_multi_word, plain_match
 
 ALPHABET = "abAB _-.é中\n"
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from interop.engine.tokenizers import ApproxTokenizer, CharsTokenizer, EncodingTokenizer, as_tokenizer
+from interop.activation.tokenizers import ApproxTokenizer, CharsTokenizer, EncodingTokenizer, as_tokenizer
 from interop.errors import InteropError
 
 
@@ -25,7 +25,7 @@ def test_identical_runs_agree_whatever_the_hash_seed() -> None:
     """Fractional costs round by a fixed hash of the piece, not Python's salted ``hash()``:
     a fresh process with another PYTHONHASHSEED counts the same."""
     text = "The harbor bells ring at midnight; Grete's lantern swings over the quay, 港口の灯り."
-    script = f"from interop.engine.tokenizers import ApproxTokenizer; print(ApproxTokenizer().count({text!r}))"
+    script = f"from interop.activation.tokenizers import ApproxTokenizer; print(ApproxTokenizer().count({text!r}))"
     counts = {
         subprocess.run(
             [sys.executable, "-c", script],

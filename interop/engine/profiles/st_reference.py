@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 
-from ..jsvalue import js_trim
-from ..keyindex import is_multi_word
-from .st_entries import STEntry, parse_regex_key
-from .st_scan import STScan
+from ...activation.jsvalue import js_trim
+from ...activation.keyindex import is_multi_word
+from ...formats.sillytavern.activation.entries import STEntry, parse_regex_key
+from ...formats.sillytavern.activation.scan import STScan
 
 
 class ReferenceScan(STScan):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ...transforms.agnai_keys import key_conflicts
 from ..registry import Platform, register_platform
 from . import app_model, character, chat, memory
+from .activation import AgnaiProfile
 
 
 def _is_native_book(obj: object) -> bool:
@@ -16,7 +17,7 @@ def _is_native_book(obj: object) -> bool:
 PLATFORM = register_platform(
     Platform(
         name="agnai",
-        engine_profile="agnai",
+        profile=AgnaiProfile(),
         title="Agnai",
         rank=10,
         book_to_native=memory.memory_book_from_lorebook,

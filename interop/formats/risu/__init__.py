@@ -15,6 +15,7 @@ from functools import partial
 from ...transforms.for_risu import book_losses
 from ..registry import Platform, register_platform
 from . import app_model, card, chat, legacy_png, lorebook, module
+from .activation import RisuProfile
 from .entries import NS, lorebook_from_risu_entries, risu_entries_from_lorebook
 
 __all__ = ["PLATFORM", "lorebook_from_risu_entries", "risu_entries_from_lorebook"]
@@ -36,7 +37,7 @@ def _is_native_book(obj: object) -> bool:
 PLATFORM = register_platform(
     Platform(
         name="risu",
-        engine_profile="risu",
+        profile=RisuProfile(),
         title="RisuAI",
         rank=40,
         book_to_native=risu_entries_from_lorebook,

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from ..registry import Platform, register_platform
 from . import app_model, chat, files
+from .activation import SillyTavernProfile
 from .card import card_book_from_lorebook, sillytavern_card
 from .describe import describe_world
 from .fields import FIELDS, LOGIC_NAMES, POSITION_NAMES, ROLE_NAMES, WorldField, flat_keys
@@ -48,7 +49,7 @@ def _is_native_book(obj: object) -> bool:
 PLATFORM = register_platform(
     Platform(
         name="sillytavern",
-        engine_profile="sillytavern",
+        profile=SillyTavernProfile(),
         title="SillyTavern",
         rank=30,
         book_to_native=world_from_lorebook,

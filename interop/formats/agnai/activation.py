@@ -19,13 +19,14 @@ from typing import Any
 
 import regex
 
+from ...activation.chat import Chat
+from ...activation.profile import Profile, native_books
+from ...activation.result import Activation, EntryInfo, LogRecord, Reason, Result
+from ...activation.state import ChatState
+from ...activation.tokenizers import Tokenizer
 from ...errors import InvalidCardError
 from ...model.keys import agnai_keyword
-from ..chat import Chat
-from ..result import Activation, EntryInfo, LogRecord, Reason, Result
-from ..state import ChatState
-from ..tokenizers import Tokenizer
-from .base import Profile, native_books
+from .memory import memory_book_from_lorebook
 
 _W = "[A-Za-z0-9_]"
 _BOUNDARY = f"(?:(?<={_W})(?!{_W})|(?<!{_W})(?={_W}))"
@@ -65,6 +66,7 @@ def keyword_pattern(keyword: str) -> regex.Pattern[str] | None:
 
 class AgnaiProfile(Profile):
     name = "agnai"
+    rank = 20
 
     def default_settings(self) -> AgnaiSettings:
         return AgnaiSettings()
@@ -73,7 +75,7 @@ class AgnaiProfile(Profile):
         entries: list[dict[str, Any]] = []
         ids: list[str] = []
         patterns: list[list[tuple[str, regex.Pattern[str] | None]]] = []
-        for name, book in native_books(books, self.name):
+        for name, book in native_books(books, memory_book_from_lorebook):
             if not isinstance(book, dict) or not isinstance(book.get("entries"), list):
                 raise InvalidCardError("an Agnai memory book needs an 'entries' list", file=name)
             if isinstance(book.get("name"), str) and book["name"] and name.startswith("book"):

@@ -19,15 +19,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...activation.chat import Chat
+from ...activation.jsregex import DEFAULT_TIMEOUT, JSRegex, Untranslatable, compile_js, parse_literal
+from ...activation.profile import Profile
+from ...activation.result import Activation, EntryInfo, LogRecord, Reason, Result
+from ...activation.state import ChatState
+from ...activation.tokenizers import Tokenizer
 from ...errors import InvalidCardError
 from ...model import Lorebook, LorebookEntry, as_bool, as_number, as_str_list
 from ...model.decorators import SPEC_DECORATORS, Decorator, parse_decorators
-from ..chat import Chat
-from ..jsregex import DEFAULT_TIMEOUT, JSRegex, Untranslatable, compile_js, parse_literal
-from ..result import Activation, EntryInfo, LogRecord, Reason, Result
-from ..state import ChatState
-from ..tokenizers import Tokenizer
-from .base import Profile
 
 _POSITIONS = ("after_desc", "before_desc", "personality", "scenario")
 
@@ -65,6 +65,8 @@ class CCv3Pool:
 
 class CCv3Profile(Profile):
     name = "ccv3"
+    rank = 30
+    app = False  # the spec, not an app
 
     def default_settings(self) -> CCv3Settings:
         return CCv3Settings()

@@ -13,12 +13,12 @@ import re
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from ...mappings import load as load_mapping
-from ..jsregex import DEFAULT_TIMEOUT, JSRegex, JSSyntaxError, Untranslatable, compile_js
-from ..jssort import sort_ascending_by
-from ..jsvalue import UNDEFINED, js_loosely_true, js_number, js_string, js_trim, js_truthy
-from ..keyindex import KeyIndex
-from ..result import LogRecord
+from ....activation.jsregex import DEFAULT_TIMEOUT, JSRegex, JSSyntaxError, Untranslatable, compile_js
+from ....activation.jssort import sort_ascending_by
+from ....activation.jsvalue import UNDEFINED, js_loosely_true, js_number, js_string, js_trim, js_truthy
+from ....activation.keyindex import KeyIndex
+from ....activation.result import LogRecord
+from ....mappings import load as load_mapping
 
 POSITIONS = {
     0: "before_char",

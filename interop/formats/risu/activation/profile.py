@@ -30,17 +30,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...errors import InvalidCardError
-from ...model.decorators import parse_decorators
-from ..chat import Chat
-from ..jsregex import DEFAULT_TIMEOUT, JSSyntaxError, Untranslatable, compile_js
-from ..jssort import sort_descending_by
-from ..jsvalue import UNDEFINED, js_number, js_string, js_trim, js_truthy
-from ..result import Activation, EntryInfo, LogRecord, Reason, Result
-from ..state import ChatState
-from ..tokenizers import Tokenizer
-from .base import Profile, js_slice, native_books
-from .risu_hook import RisuEntryContext, RisuThrows, sort_number
+from ....activation.chat import Chat
+from ....activation.jsregex import DEFAULT_TIMEOUT, JSSyntaxError, Untranslatable, compile_js
+from ....activation.jssort import sort_descending_by
+from ....activation.jsvalue import UNDEFINED, js_number, js_slice, js_string, js_trim, js_truthy
+from ....activation.profile import Profile, native_books
+from ....activation.result import Activation, EntryInfo, LogRecord, Reason, Result
+from ....activation.state import ChatState
+from ....activation.tokenizers import Tokenizer
+from ....errors import InvalidCardError
+from ....model.decorators import parse_decorators
+from ..entries import risu_entries_from_lorebook
+from .hook import RisuEntryContext, RisuThrows, sort_number
 
 _CBS_COMMENTS = re.compile(r"\{\{//(.+?)\}\}|\{\{comment:(.+?)\}\}")
 _LEGACY_END = re.compile(r"@@@?end")
@@ -90,13 +91,14 @@ def migrate_entry(raw: dict[str, Any]) -> dict[str, Any]:
 
 class RisuProfile(Profile):
     name = "risu"
+    rank = 10
 
     def default_settings(self) -> RisuSettings:
         return RisuSettings()
 
     def to_lists(self, books: Sequence[Any]) -> list[tuple[str, list[dict[str, Any]]]]:
         out: list[tuple[str, list[dict[str, Any]]]] = []
-        for name, book in native_books(books, self.name):
+        for name, book in native_books(books, risu_entries_from_lorebook):
             if isinstance(book, dict) and book.get("type") == "risu" and isinstance(book.get("data"), list):
                 book = book["data"]
             if not isinstance(book, list) or not all(isinstance(e, dict) for e in book):

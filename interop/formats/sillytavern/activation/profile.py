@@ -20,17 +20,18 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from ...errors import InvalidCardError
-from ..chat import Chat
-from ..jsregex import JSRegex
-from ..jssort import sort_descending_by
-from ..jsvalue import js_trim
-from ..keyindex import KeyIndex
-from ..result import EntryInfo, LogRecord, Reason, Result
-from ..state import ChatState
-from ..tokenizers import Tokenizer
-from .base import Profile, native_books
-from .st_entries import (
+from ....activation.chat import Chat
+from ....activation.jsregex import JSRegex
+from ....activation.jssort import sort_descending_by
+from ....activation.jsvalue import js_trim
+from ....activation.keyindex import KeyIndex
+from ....activation.profile import Profile, native_books
+from ....activation.result import EntryInfo, LogRecord, Reason, Result
+from ....activation.state import ChatState
+from ....activation.tokenizers import Tokenizer
+from ....errors import InvalidCardError
+from ..world import world_from_lorebook
+from .entries import (
     BOOK_KINDS,
     MAX_SCAN_DEPTH,
     STBook,
@@ -44,7 +45,7 @@ from .st_entries import (
     recursion_levels,
     split_groups,
 )
-from .st_scan import STScan
+from .scan import STScan
 
 __all__ = [
     "STBook",
@@ -61,6 +62,7 @@ __all__ = [
 
 class SillyTavernProfile(Profile):
     name = "sillytavern"
+    rank = 0  # the reference app lists first
 
     def default_settings(self) -> STSettings:
         return STSettings()
@@ -69,7 +71,7 @@ class SillyTavernProfile(Profile):
 
     def to_books(self, books: Sequence[Any]) -> list[STBook]:
         out: list[STBook] = []
-        for number, (name, book) in enumerate(native_books(books, self.name)):
+        for number, (name, book) in enumerate(native_books(books, world_from_lorebook)):
             if isinstance(book, STBook):
                 out.append(book)
             elif isinstance(book, dict):

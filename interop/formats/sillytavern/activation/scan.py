@@ -11,16 +11,16 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any
 
-from ..chat import Chat, Message
-from ..jsregex import JSRegex
-from ..jssort import sort_descending_by
-from ..jsvalue import js_add, js_less_equal, js_less_than, js_number, js_round, js_trim
-from ..keyindex import plain_match
-from ..result import Activation, LogRecord, Reason, Result
-from ..state import ChatState
-from ..tokenizers import Tokenizer
-from .st_assembly import Placed, assemble
-from .st_entries import (
+from ....activation.chat import Chat, Message
+from ....activation.jsregex import JSRegex
+from ....activation.jssort import sort_descending_by
+from ....activation.jsvalue import js_add, js_less_equal, js_less_than, js_number, js_round, js_trim
+from ....activation.keyindex import plain_match
+from ....activation.result import Activation, LogRecord, Reason, Result
+from ....activation.state import ChatState
+from ....activation.tokenizers import Tokenizer
+from .assembly import Placed, assemble
+from .entries import (
     AND_ALL,
     AND_ANY,
     DEFAULT_WEIGHT,
@@ -41,7 +41,7 @@ from .st_entries import (
 )
 
 if TYPE_CHECKING:  # the profile runs this scan: it imports this module
-    from .sillytavern import SillyTavernProfile
+    from .profile import SillyTavernProfile
 
 
 def scanned_messages(chat: Chat) -> list[Message]:

@@ -10,6 +10,7 @@ the ``+`` operator).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 
@@ -171,3 +172,40 @@ def js_strictly_equal(left: Any, right: Any) -> bool:
     if isinstance(left, list | dict) or isinstance(right, list | dict):
         return left is right
     return type(left) is type(right) and left == right
+
+
+def js_parse_int(value: Any) -> int | None:
+    """JavaScript ``parseInt(String(value))`` (no radix): leading white space and sign, then a
+    ``0x``/``0X`` prefix means hexadecimal (``parseInt("0x4")`` is 4), else decimal digits; None for NaN."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value) if value == value and abs(value) != float("inf") else None
+    text = js_trim(str(value))
+    sign = 1
+    if text[:1] in ("+", "-"):
+        sign = -1 if text[0] == "-" else 1
+        text = text[1:]
+    base, allowed = 10, "0123456789"
+    if text[:2] in ("0x", "0X"):
+        base, allowed, text = 16, "0123456789abcdefABCDEF", text[2:]
+    digits = ""
+    for ch in text:
+        if ch not in allowed:
+            break
+        digits += ch
+    return sign * int(digits, base) if digits else None
+
+
+def js_slice(items: Sequence[Any], start: int, end: int | None = None) -> list[Any]:
+    """``Array.prototype.slice`` with JavaScript's negative-index rules."""
+    n = len(items)
+
+    def clamp(i: int) -> int:
+        return max(n + i, 0) if i < 0 else min(i, n)
+
+    lo = clamp(start)
+    hi = n if end is None else clamp(end)
+    return list(items[lo:hi]) if lo < hi else []

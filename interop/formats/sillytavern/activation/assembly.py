@@ -26,9 +26,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..jssort import sort_descending_by
-from ..jsvalue import UNDEFINED, js_number, js_strictly_equal, js_string
-from .st_entries import DEFAULT_DEPTH, POSITIONS, ROLES, STEntry
+from ....activation.jssort import sort_descending_by
+from ....activation.jsvalue import UNDEFINED, js_number, js_strictly_equal, js_string
+from .entries import DEFAULT_DEPTH, POSITIONS, ROLES, STEntry
 
 MAX_INJECTION_DEPTH = 10000  # public/script.js
 EM_TOP, AT_DEPTH, OUTLET = 5, 4, 7

@@ -13,13 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ...model.decorators import Decorator
-from ..jsvalue import UNDEFINED, js_number
-from ..result import Reason
-from .base import js_parse_int
+from ....activation.jsvalue import UNDEFINED, js_number, js_parse_int
+from ....activation.result import Reason
+from ....model.decorators import Decorator
 
 if TYPE_CHECKING:
-    from .risu import RisuRun
+    from .profile import RisuRun
 
 
 def sort_number(value: Any) -> float:
