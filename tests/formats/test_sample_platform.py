@@ -34,11 +34,15 @@ from pathlib import Path
 from interop.formats.registry import Platform, register_platform
 from interop.mappings import register_table
 
-from ._adapter import FORMATS
+from ._activation import PROFILE
+from ._adapter import FORMATS, lore_of
 from ._app import MODEL
 
 TABLE = register_table(Path(__file__).with_name("sample.json"))
-PLATFORM = register_platform(Platform(name="sample", title="Sample app", app_check=MODEL), *FORMATS)
+PLATFORM = register_platform(
+    Platform(name="sample", title="Sample app", book_to_native=lore_of, profile=PROFILE, app_check=MODEL),
+    *FORMATS,
+)
 '''
 
 ADAPTER = '''"""Read and write the sample JSON character; field names come from the table."""
@@ -130,6 +134,56 @@ def findings(source: Document, output: bytes, target_format: str) -> AppVerdict:
 MODEL = AppModel(findings, docs=(__doc__,))
 '''
 
+ACTIVATION = '''"""The sample app's activation: an enabled lore entry fires when one of its keys is in the newest
+message (in any case); nothing else fires it."""
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from interop.activation.chat import Chat
+from interop.activation.profile import Profile, native_books
+from interop.activation.result import Activation, EntryInfo, LogRecord, Reason, Result
+from interop.activation.state import ChatState
+from interop.activation.tokenizers import Tokenizer
+
+from ._adapter import lore_of
+
+Pool = list[tuple[str, dict[str, Any]]]
+
+
+class SampleProfile(Profile):
+    name = "sample"
+
+    def default_settings(self) -> None:
+        return None
+
+    def prepare(self, books: Sequence[Any], settings: Any = None) -> Pool:
+        return [(f"{name}#{i}", entry) for name, lore in native_books(books, lore_of) for i, entry in enumerate(lore)]
+
+    def entries(self, prepared: Pool) -> list[EntryInfo]:
+        return [EntryInfo(eid, eid, None, tuple(e.get("keys") or ()), e.get("text") or "") for eid, e in prepared]
+
+    def evaluate(
+        self, prepared: Pool, chat: Chat, settings: Any, state: ChatState, rng: random.Random, tokenizer: Tokenizer
+    ) -> Result:
+        newest = chat.messages[-1].text.lower() if chat.messages else ""
+        result = Result(self.name, steps=1, turn=len(chat.messages))
+        for eid, entry in prepared:
+            key = next((k for k in entry.get("keys") or () if k.lower() in newest), None)
+            if entry.get("on") is False:
+                result.log.append(LogRecord(eid, eid, False, Reason.DISABLED, step=1))
+            elif key is None:
+                result.log.append(LogRecord(eid, eid, False, Reason.NO_MATCH, step=1))
+            else:
+                result.log.append(LogRecord(eid, eid, True, Reason.KEY_MATCH, step=1, key=key))
+                result.activated.append(Activation(eid, eid, entry.get("text") or "", "before_char"))
+        return result
+
+
+PROFILE = SampleProfile()
+'''
+
 TABLE = {
     "platform": NAME,
     "title": "Sample app",
@@ -171,6 +225,7 @@ def _write_package(root: Path) -> None:
     (package / "__init__.py").write_text(INIT, encoding="utf-8")
     (package / "_adapter.py").write_text(ADAPTER, encoding="utf-8")
     (package / "_app.py").write_text(APP, encoding="utf-8")
+    (package / "_activation.py").write_text(ACTIVATION, encoding="utf-8")
     (package / "sample.json").write_text(json.dumps(TABLE, indent=2), encoding="utf-8")
 
 
@@ -286,6 +341,39 @@ def test_its_app_model_judges_a_conversion(lore_character: Path) -> None:
     assert [(render(f.path), f.fate) for f in verdict.findings] == [("entry[1].enabled", "lost")]
     fates = {item.path: item.fate for item in report.items}
     assert fates["entry[1].enabled"] == "lost" and fates["entry[0].enabled"] != "lost"
+
+
+def test_its_activation_profile_is_the_engines(lore_character: Path) -> None:
+    """``interop activate --platform sample`` in library form: the engine finds the profile on the
+    platform (``Platform.profile``) and feeds it the book through ``Platform.book_to_native``."""
+    from interop import engine
+
+    assert NAME in engine.profile_names() and engine.get_profile(NAME) is registry.get_platform(NAME).profile
+    book = engine.load_book(lore_character, NAME)
+    chat = engine.Chat((engine.Message("User", "user", "Is the HARBOUR light lit? Mind the step."),))
+    result = engine.evaluate([book], chat, NAME)
+    assert (result.platform, [a.content for a in result.activated]) == (NAME, ["The light burns all night."])
+    fired = [(r.fired, r.reason, r.key) for r in result.log]
+    assert fired == [(True, "key_match", "harbour"), (False, "disabled", None)]
+
+
+def test_a_conversions_behaviour_uses_its_profile(lore_character: Path) -> None:
+    """``--behaviour``: the sample app scans the newest message only, CCv3 the whole chat, so a key two
+    messages back fires the entry on the CCv3 side only; the report names that entry."""
+    from interop import engine
+    from interop.fidelity import fidelity_report
+
+    chat = engine.Chat((
+        engine.Message("User", "user", "Tell me about the harbour."),
+        engine.Message("Ilse", "assistant", "It is quiet tonight."),
+    ))
+    report = fidelity_report(api.read(lore_character), "ccv3", chats=[chat])
+    assert not [w for w in report.warnings if "no activation profile" in w]
+    behaviour = [item for item in report.items if item.path.startswith("behaviour[")]
+    assert len(behaviour) == 1 and behaviour[0].fate == "approximated"
+    assert "turn 2: 'entry 0' does not fire on the source (no_match) but fires on the target (key_match)" in (
+        behaviour[0].detail
+    )
 
 
 def test_its_app_model_is_documented(sample_platform: Path) -> None:
