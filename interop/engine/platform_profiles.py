@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..activation.profile import Profile
 from ..errors import InteropError
-from ..formats.registry import Platform, all_platforms, get_platform
+from ..platform.registry import Platform, all_platforms, get_platform
 
 
 def simulated_platforms() -> list[Platform]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ..appmodel.verdict import AppModel, AppVerdict
 from ..document import Document
-from ..formats.registry import all_platforms, get_platform
+from ..platform.registry import all_platforms, get_platform
 
 __all__ = ["AppVerdict", "app_verdicts", "apps_for", "docs_section"]
 

@@ -18,9 +18,9 @@ from typing import Any, cast
 
 from ..appmodel.verdict import Finding
 from ..document import Document
-from ..formats.registry import get_platform
 from ..mappings import FATES, Fate
 from ..model.conflict import Conflict
+from ..platform.registry import get_platform
 
 Hook = Callable[[Document, str, "Document | None"], Iterable[Finding]]
 _HOOKS: dict[str, list[Hook]] = {}

@@ -12,8 +12,8 @@ from fastapi.templating import Jinja2Templates
 from .. import __version__
 from ..catalog.queries import ItemRef
 from ..engine import app_profile_names
-from ..formats.registry import writable_formats
 from ..mappings import FATES
+from ..platform.registry import writable_formats
 from .api import APPS
 
 STATIC = Path(__file__).parent / "static"

@@ -11,7 +11,7 @@ from interop.activation.profile import Profile
 from interop.engine import app_profile_names, find_profile, get_profile, profile_names
 from interop.errors import InteropError
 from interop.fidelity.behaviour import engine_platform
-from interop.formats.registry import Platform, all_platforms, get_platform, register_platform, unregister_platform
+from interop.platform.registry import Platform, all_platforms, get_platform, register_platform, unregister_platform
 
 
 def test_every_profile_simulates_the_platform_that_registers_it() -> None:

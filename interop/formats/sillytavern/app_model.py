@@ -17,7 +17,7 @@ from typing import Any
 from ...appmodel.verdict import AppModel, AppVerdict, Finding
 from ...document import Document
 from ...memo import memoized
-from ..registry import get_format
+from ...platform.registry import get_format
 from . import app_load as st
 from .fields import FIELDS, POSITION_NAMES
 from .world import world_from_lorebook
