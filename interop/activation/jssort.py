@@ -12,7 +12,7 @@ Node 11; ``third_party/v8/builtins/array-sort.tq``: CountAndMakeRun with strictl
 runs reversed, binary insertion up to the minimum run length, the run-stack invariants of the
 2015 fix, galloping with ``kMinGallopWins`` = 7 and the adaptive ``minGallop``). Every decision
 is taken on ``compare(x, y) < 0`` after NaN has become 0, as V8 does. It is checked against
-Node 20 (V8 11.3) on random inconsistent comparators (``tests/engine/test_jssort_node.py``).
+Node 20 (V8 11.3) on random inconsistent comparators (``tests/activation/test_jssort_node.py``).
 Later V8 versions sort arrays shorter than 10 by plain binary insertion (no run detection);
 with a consistent comparator both give the same order.
 """

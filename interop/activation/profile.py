@@ -18,7 +18,7 @@ class Profile(ABC):
     """One platform's activation semantics over that platform's native entries.
 
     A platform package builds its profile and registers it as ``Platform.profile``; the
-    engine finds profiles there (``interop.engine.profiles``), never by name.
+    engine finds profiles there (``interop.engine.platform_profiles``), never by name.
     """
 
     name: str

@@ -24,7 +24,7 @@ from .chat import (
     load_chat,
     read_chat_bytes,
 )
-from .compare import BehaviourDifference, compare_behaviour
+from .firing_diff import BehaviourDifference, compare_behaviour
 from .platform_profiles import app_profile_names, find_profile, get_profile, profile_names
 from .run import evaluate, simulate
 from .sources import load_book, load_books, native_kind

@@ -19,7 +19,7 @@ from ..activation.chat import Chat
 from ..activation.jsregex import regex_budget
 from ..activation.result import LogRecord, Result
 from ..errors import InteropError
-from .compare import pair_entries
+from .firing_diff import pair_entries
 from .platform_profiles import get_profile
 from .run import simulate
 

@@ -9,16 +9,29 @@ makes a following ``@@@`` fallback run.
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from ....activation.chat import Chat
 from ....activation.jsvalue import UNDEFINED, js_number, js_parse_int
 from ....activation.result import Reason
+from ....activation.state import ChatState
 from ....model.decorators import Decorator
+from .settings import RisuSettings
 
-if TYPE_CHECKING:
-    from .profile import RisuRun
+
+class EntryRun(Protocol):
+    """What an entry's decorators read of the run that parses them (``profile.RisuRun``)."""
+
+    chat: Chat
+    settings: RisuSettings
+    state: ChatState
+    rng: random.Random
+    chat_length: int
+
+    def var_key(self, raw: dict[str, Any], prefix: str) -> str: ...
 
 
 def sort_number(value: Any) -> float:
@@ -34,7 +47,7 @@ class RisuThrows(Exception):
 class RisuEntryContext:
     """The per-entry variables ``loadLoreBookV3Prompt`` sets while parsing decorators."""
 
-    def __init__(self, run: RisuRun, raw: dict[str, Any], index: int) -> None:
+    def __init__(self, run: EntryRun, raw: dict[str, Any], index: int) -> None:
         self.run = run
         self.raw = raw
         self.index = index

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ....activation.chat import Chat
-from ....activation.jsregex import DEFAULT_TIMEOUT, JSSyntaxError, Untranslatable, compile_js
+from ....activation.jsregex import JSSyntaxError, Untranslatable, compile_js
 from ....activation.jssort import sort_descending_by
 from ....activation.jsvalue import UNDEFINED, js_number, js_slice, js_string, js_trim, js_truthy
 from ....activation.profile import Profile, native_books
@@ -42,22 +42,10 @@ from ....errors import InvalidCardError
 from ....model.decorators import parse_decorators
 from ..entries import risu_entries_from_lorebook
 from .hook import RisuEntryContext, RisuThrows, sort_number
+from .settings import RisuSettings
 
 _CBS_COMMENTS = re.compile(r"\{\{//(.+?)\}\}|\{\{comment:(.+?)\}\}")
 _LEGACY_END = re.compile(r"@@@?end")
-
-
-@dataclass
-class RisuSettings:
-    """``char.loreSettings`` or the global defaults (``db.loreBookDepth`` 5, ``db.loreBookToken`` 800,
-    recursive on, full-word off)."""
-
-    scan_depth: int = 5
-    token_budget: int = 800
-    recursive: bool = True
-    full_word: bool = False
-    migrate_legacy: bool = True  # apply updateLorebooks to entries without bookVersion >= 2
-    regex_timeout: float = DEFAULT_TIMEOUT
 
 
 @dataclass

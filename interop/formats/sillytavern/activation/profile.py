@@ -190,4 +190,4 @@ class SillyTavernProfile(Profile):
         rng: random.Random,
         tokenizer: Tokenizer,
     ) -> Result:
-        return STScan(self, prepared, chat, settings, state, rng, tokenizer).run()
+        return STScan(prepared, chat, settings, state, rng, tokenizer).run()

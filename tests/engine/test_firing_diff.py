@@ -8,7 +8,7 @@ import pytest
 
 from interop.activation.result import EntryInfo, Reason
 from interop.engine import compare_behaviour, evaluate
-from interop.engine.compare import pair_entries
+from interop.engine.firing_diff import pair_entries
 from interop.errors import ConversionError
 from interop.model import Lorebook, LorebookEntry
 from tests.engine.scenario import chat

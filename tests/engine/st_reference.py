@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import re
 
-from ...activation.jsvalue import js_trim
-from ...activation.keyindex import is_multi_word
-from ...formats.sillytavern.activation.entries import STEntry, parse_regex_key
-from ...formats.sillytavern.activation.scan import STScan
+from interop.activation.jsvalue import js_trim
+from interop.activation.keyindex import is_multi_word
+from interop.formats.sillytavern.activation.entries import STEntry, parse_regex_key
+from interop.formats.sillytavern.activation.matching import KeyMatcher
+from interop.formats.sillytavern.activation.scan import STScan
 
 
-class ReferenceScan(STScan):
-    """``STScan`` with the key index switched off: no candidates, no automaton."""
+class ReferenceMatcher(KeyMatcher):
+    """``KeyMatcher`` with the key index switched off: no candidates, no automaton."""
 
     def candidates(self, scan_state: int, done: set[int], failed: set[int]) -> list[int]:
         return self.not_taken([i for i in range(len(self.pool.entries)) if i not in done and i not in failed])
@@ -51,3 +52,9 @@ class ReferenceScan(STScan):
                 hit = pattern in haystack
             out.append((key, "scan text" if hit else None))
         return out
+
+
+class ReferenceScan(STScan):
+    """``STScan`` matching every entry and key the straightforward way."""
+
+    matcher_type = ReferenceMatcher
