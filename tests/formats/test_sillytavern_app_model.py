@@ -1,4 +1,4 @@
-"""What SillyTavern loads from our outputs (interop.fidelity.apps.sillytavern), issue 11 items 1-10.
+"""What SillyTavern loads from our outputs (interop.formats.sillytavern.app_load and app_model), issue 11 items 1-10.
 
 Every test states a SillyTavern behaviour and cites the upstream function it comes from
 (SillyTavern/SillyTavern; facts in ../shared/reference/sillytavern.md sections 2-3).
