@@ -9,8 +9,8 @@ import pytest
 
 from interop.api import read_bytes, write
 from interop.fidelity import fidelity_report
-from interop.fidelity.apps import sillytavern_check
 from interop.formats import get_platform, sillytavern
+from interop.formats.sillytavern import app_model as sillytavern_check
 from interop.memo import document_scope, memoized
 
 CARD = Path(__file__).resolve().parent.parent / "corpus" / "cards" / "ilse_v2_st_mirror.json"

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Protocol
 
+from ..appmodel.paths import render
 from ..findings import FATE_ORDER, FATE_RANK, TABLE_FATES, TABLE_NAMES, Fate, Finding, Journal, worst
 from ..mappings import Fate as TableFate
 from .hooks import Finding as HazardFinding
-from .paths import render
 
 __all__ = [
     "FATE_ORDER",

@@ -21,6 +21,7 @@ from pathlib import PurePath
 from typing import Any
 
 from ..activation.profile import Profile
+from ..appmodel.verdict import AppModel
 from ..containers.charx import member_names
 from ..document import Document, Kind
 from ..errors import CorruptInputError, InteropError, LimitExceededError
@@ -135,6 +136,13 @@ class Platform:
     """Canonical ``Lorebook`` -> ``Conflict`` records: what the app would read differently (fidelity)."""
     services: dict[str, Callable[..., Any]] = field(default_factory=dict)
     """Named functions other layers may call by name through the registry (never by module path)."""
+    app_check: AppModel | None = None
+    """The app's import model (``interop.appmodel.AppModel``, built in the platform package's
+    ``app_model.py``): what the application loads from a converted file, compared with the source
+    (the fidelity report's app verdicts, docs/fidelity.md "What each app loads"); None when none."""
+    generic: bool = False
+    """A family of generic spec formats rather than one app's (CCv3): a conversion into it is judged
+    by the source platform's app model."""
 
     def service(self, name: str) -> Callable[..., Any] | None:
         return self.services.get(name)

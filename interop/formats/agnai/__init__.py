@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...platform.registry import Platform, register_platform
 from ...transforms.agnai_keys import key_conflicts
-from . import character, chat, memory
+from . import app_model, character, chat, memory
 from .activation import AgnaiProfile
 
 
@@ -24,6 +24,7 @@ PLATFORM = register_platform(
         book_from_native=memory.lorebook_from_memory_book,
         native_book_kind=_is_native_book,
         hazards=key_conflicts,
+        app_check=app_model.MODEL,
     ),
     *memory.FORMATS,
     *character.FORMATS,

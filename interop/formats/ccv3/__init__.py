@@ -9,7 +9,9 @@ from . import card_json, charx_card, lorebook_json, png_card
 from .activation import CCv3Profile
 
 PLATFORM = register_platform(
-    Platform(name="ccv3", title="Character Card V3 (and V1/V2) files", rank=0, profile=CCv3Profile()),
+    Platform(
+        name="ccv3", title="Character Card V3 (and V1/V2) files", rank=0, profile=CCv3Profile(), generic=True
+    ),
     *card_json.FORMATS,
     *lorebook_json.FORMATS,
     *png_card.FORMATS,

@@ -6,8 +6,8 @@ NovelAI: the verdict says so, with no findings.
 
 from __future__ import annotations
 
+from ...appmodel.verdict import AppModel, AppVerdict
 from ...document import Document
-from .verdict import AppVerdict
 
 APP = "novelai"
 
@@ -20,3 +20,6 @@ def findings(source: Document, output: bytes, target_format: str) -> AppVerdict:
             "Agnai, not NovelAI; convert to novelai-lorebook/novelai-scenario to go back to NovelAI"
         )
     return verdict
+
+
+MODEL = AppModel(findings, docs=(__doc__,))

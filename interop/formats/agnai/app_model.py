@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...appmodel.card_book import open_verdict
+from ...appmodel.verdict import AppModel, AppVerdict, Finding
 from ...document import Document
-from ...platform.registry import get_platform
-from ..hooks import Finding
-from .card_books import open_verdict
-from .verdict import AppVerdict
+from .memory import memory_book_from_lorebook
 
 APP = "agnai"
 # Agnai field -> (card entry field, import default when absent)
@@ -40,9 +39,7 @@ def findings(source: Document, output: bytes, target_format: str) -> AppVerdict:
     verdict, entries = open_verdict(APP, "Agnai", "characterBookToNative", source, output, target_format)
     if entries is None or source.book is None:
         return verdict
-    to_memory_book = get_platform(APP).book_to_native  # memory_book_from_lorebook, from the registry
-    assert to_memory_book is not None
-    mine = to_memory_book(source.book).get("entries", [])
+    mine = memory_book_from_lorebook(source.book).get("entries", [])
     for index, (want, out) in enumerate(zip(mine, entries, strict=False)):
         got = loaded(out)
         for name in IMPORT:
@@ -52,3 +49,6 @@ def findings(source: Document, output: bytes, target_format: str) -> AppVerdict:
                 detail = f"Agnai loads {name} = {got[name]!r} from this output; the source's is {want.get(name)!r}"
                 verdict.findings.append(Finding(("entry", index, CANONICAL[name]), "approximated", detail))
     return verdict
+
+
+MODEL = AppModel(findings, docs=(__doc__,))

@@ -14,12 +14,13 @@ import functools
 import json
 from typing import Any
 
+from ...appmodel.verdict import AppModel, AppVerdict, Finding
 from ...document import Document
 from ...memo import memoized
-from ...platform.registry import get_format, get_platform
-from ..hooks import Finding
-from . import sillytavern as st
-from .verdict import AppVerdict
+from ...platform.registry import get_format
+from . import app_load as st
+from .fields import FIELDS, POSITION_NAMES
+from .world import world_from_lorebook
 
 SKIPPED = ("addMemo", "extensions")
 """``addMemo`` is the editor's 'show memo' flag, derived by every importer from the comment;
@@ -41,15 +42,10 @@ _SPECIAL: dict[str, tuple[str, ...]] = {
 }
 
 
-def _st(name: str) -> Any:
-    """A SillyTavern platform service (the registry, never the package's modules)."""
-    return get_platform("sillytavern").services[name]
-
-
 @functools.cache
 def _canonical_paths() -> dict[str, tuple[str, ...]]:
     paths: dict[str, tuple[str, ...]] = {}
-    for row in _st("world_fields")():
+    for row in FIELDS:
         paths.setdefault(row.native, (row.canonical,))
     for name in ("matchPersonaDescription", "matchCharacterDescription", "matchCharacterPersonality",
                  "matchCharacterDepthPrompt", "matchScenario", "matchCreatorNotes"):
@@ -61,7 +57,7 @@ def _canonical_paths() -> dict[str, tuple[str, ...]]:
 def source_settings(doc: Document) -> list[dict[str, Any]]:
     """The source book as the ST world entries it stands for, template-filled, in book order."""
     assert doc.book is not None
-    world = _st("world_from_lorebook")(doc.book, from_card=doc.card is not None)
+    world = world_from_lorebook(doc.book, from_card=doc.card is not None)
     out = []
     for key, entry in world["entries"].items():
         if isinstance(entry, dict):
@@ -175,7 +171,7 @@ def _show(name: str, value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False)
     text = text if len(text) <= 60 else text[:57] + "..."
     if name == "position" and isinstance(value, int):
-        text += f" ({_st('position_names')().get(value, '?')})"
+        text += f" ({POSITION_NAMES.get(value, '?')})"
     return text
 
 
@@ -192,3 +188,33 @@ def _path(index: int, name: str, raw: dict[str, Any]) -> tuple[Any, ...]:
 
 
 _MISSING: Any = object()
+
+
+def docs_table() -> list[str]:
+    """docs/fidelity.md: what ``convertCharacterBook`` reads from each card entry, with its fallbacks."""
+    lines = [
+        "What `convertCharacterBook` reads from each card entry (every card-book writer writes these flat "
+        "`extensions` keys, as SillyTavern's exporter `convertWorldInfoToCharacterBook` does):",
+        "",
+        "| ST field | card entry | fallback when absent or null |",
+        "|---|---|---|",
+        "| `uid` | `id` | a free number |",
+        "| `key` / `keysecondary` | `keys` / `secondary_keys` | none / `[]` |",
+        "| `comment` / `content` | `comment` / `content` | `''` / none |",
+        "| `constant` / `selective` | `constant` / `selective` | `false` / `false` |",
+        "| `order` | `insertion_order` | none (undefined) |",
+        "| `disable` | `!enabled` | a missing `enabled` disables the entry |",
+        "| `position` | `extensions.position` | `position === 'before_char'` ? 0 : 1 |",
+        "| `displayIndex` | `extensions.display_index` | the entry's index |",
+        "| `triggers` | `extensions.triggers` | `[]` |",
+    ]
+    for name, (flat, fallback) in st.FLAT_READS.items():
+        lines.append(f"| `{name}` | `extensions.{flat}` | `{json.dumps(fallback)}` |")
+    return [*lines, ""]
+
+
+MODEL = AppModel(
+    findings, docs=(st.__doc__, __doc__), table=docs_table, judges_own_formats=True, judges_generic=True
+)
+"""SillyTavern's app model (``Platform.app_check``): it judges its own card and world formats too,
+and a conversion between generic CCv3 files (the app most people load them into)."""

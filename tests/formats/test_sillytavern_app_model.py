@@ -1,4 +1,4 @@
-"""What SillyTavern loads from our outputs (interop.fidelity.apps.sillytavern), issue 11 items 1-10.
+"""What SillyTavern loads from our outputs (interop.formats.sillytavern.app_load and app_model), issue 11 items 1-10.
 
 Every test states a SillyTavern behaviour and cites the upstream function it comes from
 (SillyTavern/SillyTavern; facts in ../shared/reference/sillytavern.md sections 2-3).
@@ -17,10 +17,10 @@ from interop import api
 from interop.cli import cli
 from interop.document import Document
 from interop.fidelity import fidelity_report
-from interop.fidelity.apps import sillytavern as st
-from interop.fidelity.apps import sillytavern_check
 from interop.fidelity.entrydiff import diff_documents
 from interop.fidelity.roundtrip import roundtrip
+from interop.formats.sillytavern import app_load as st
+from interop.formats.sillytavern import app_model as sillytavern_check
 from interop.formats.sillytavern import flat_keys
 from tests.conftest import PROJECT_CORPUS, SHARED_CORPUS, corpus_params, shared_files
 from tests.st_exporter import INDEX_FALLBACK, POSITION_FALLBACK, ST_FLAT_KEYS
@@ -130,7 +130,7 @@ def test_app_load_equals_source_or_the_report_names_it(path: Path, target: str) 
 
 
 def _render(path: tuple[Any, ...]) -> str:
-    from interop.fidelity.paths import render
+    from interop.appmodel.paths import render
 
     return render(path)
 

@@ -1,4 +1,4 @@
-"""Field paths of the fidelity report and their mapping-table pattern form.
+"""Field paths of the fidelity report and the app verdicts, and their mapping-table pattern form.
 
 A path is a tuple of segments. The first segment names the section:
 

@@ -13,8 +13,10 @@ import pytest
 
 from interop import api
 from interop.fidelity import fidelity_report
-from interop.fidelity.apps import agnai_check, apps_for, risu_check
-from interop.fidelity.apps import sillytavern as st
+from interop.fidelity.apps import apps_for
+from interop.formats.agnai import app_model as agnai_check
+from interop.formats.risu import app_model as risu_check
+from interop.formats.sillytavern import app_load as st
 from tests.conftest import PROJECT_CORPUS
 
 

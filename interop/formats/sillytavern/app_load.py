@@ -19,15 +19,12 @@ in file order; ``None`` when ST would not import the bytes as a character or a w
 
 from __future__ import annotations
 
-import base64
 import binascii
-import json
 import zipfile
 from dataclasses import dataclass, field
-from io import BytesIO
 from typing import Any
 
-from ...containers.png import find_text, is_png, text_chunks
+from ...appmodel.card_book import parse_output
 from ...errors import InteropError
 from ...mappings import load as load_mapping
 
@@ -117,25 +114,6 @@ def load(data: bytes, filename: str | None = None) -> AppLoad | None:
     if not isinstance(obj, dict):
         return None
     return load_json(obj, via)
-
-
-def parse_output(data: bytes) -> tuple[Any, str]:
-    """The card or book JSON an app imports from output bytes (PNG chunk, CHARX card.json or JSON)
-    and where it was read; raises when there is none."""
-    if is_png(data):
-        chunks = [c for c in text_chunks(data) if c.kind == "tEXt"]  # ST reads tEXt only
-        for keyword in ("ccv3", "chara"):
-            found = find_text(chunks, keyword)
-            if found:
-                return json.loads(base64.b64decode(found[0].payload()).decode("utf-8")), f"PNG {keyword} chunk"
-        found = find_text(chunks, "naidata")
-        if found:
-            return json.loads(base64.b64decode(found[0].payload()).decode("utf-8")), "PNG naidata chunk"
-        raise ValueError("no card chunk")
-    if data[:2] == b"PK" or b"PK\x03\x04" in data[:1 << 16]:
-        with zipfile.ZipFile(BytesIO(data)) as archive:
-            return json.loads(archive.read("card.json")), "CHARX card.json"
-    return json.loads(data), "JSON"
 
 
 def load_json(obj: dict[str, Any], via: str = "JSON") -> AppLoad | None:

@@ -1,22 +1,46 @@
-"""The card book an application imports from our output bytes (PNG, CHARX or JSON).
+"""The card or book an application imports from our output bytes (PNG, CHARX or JSON).
 
-Shared by the Risu and Agnai checks: both import a card's ``character_book``. The PNG chunk
-read is ``ccv3`` first, then ``chara`` (both hold the same book in our output).
+Shared by the app models: SillyTavern reads the JSON its import takes (``parse_output``), the
+Risu and Agnai models the card's ``character_book`` (``card_book``, ``open_verdict``). The PNG
+chunk read is ``ccv3`` first, then ``chara`` (both hold the same book in our output).
 """
 
 from __future__ import annotations
 
+import base64
+import json
+import zipfile
+from io import BytesIO
 from typing import Any
 
-from ...document import Document
-from . import sillytavern as st
+from ..containers.png import find_text, is_png, text_chunks
+from ..document import Document
 from .verdict import AppVerdict
+
+
+def parse_output(data: bytes) -> tuple[Any, str]:
+    """The card or book JSON an app imports from output bytes (PNG chunk, CHARX card.json or JSON)
+    and where it was read; raises when there is none."""
+    if is_png(data):
+        chunks = [c for c in text_chunks(data) if c.kind == "tEXt"]  # ST reads tEXt only
+        for keyword in ("ccv3", "chara"):
+            found = find_text(chunks, keyword)
+            if found:
+                return json.loads(base64.b64decode(found[0].payload()).decode("utf-8")), f"PNG {keyword} chunk"
+        found = find_text(chunks, "naidata")
+        if found:
+            return json.loads(base64.b64decode(found[0].payload()).decode("utf-8")), "PNG naidata chunk"
+        raise ValueError("no card chunk")
+    if data[:2] == b"PK" or b"PK\x03\x04" in data[:1 << 16]:
+        with zipfile.ZipFile(BytesIO(data)) as archive:
+            return json.loads(archive.read("card.json")), "CHARX card.json"
+    return json.loads(data), "JSON"
 
 
 def card_book(data: bytes) -> tuple[list[dict[str, Any]], str] | None:
     """The output's card book entries and where they were read, or None when it is not a card."""
     try:
-        obj, via = st.parse_output(data)
+        obj, via = parse_output(data)
     except Exception:
         return None
     if not isinstance(obj, dict):

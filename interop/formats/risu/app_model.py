@@ -22,11 +22,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...appmodel.card_book import open_verdict
+from ...appmodel.verdict import AppModel, AppVerdict, Finding
 from ...document import Document
 from ...model.decorators import parse_decorators
-from ..hooks import Finding
-from .card_books import open_verdict
-from .verdict import AppVerdict
 
 APP = "risu"
 
@@ -83,3 +82,6 @@ def findings(source: Document, output: bytes, target_format: str) -> AppVerdict:
                           f"the source's is {want[name]!r}")
                 verdict.findings.append(Finding(("entry", index, name), fate, detail))
     return verdict
+
+
+MODEL = AppModel(findings, docs=(__doc__,))
