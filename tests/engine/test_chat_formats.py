@@ -182,3 +182,30 @@ def test_sillytavern_import_of_an_agnai_chat_fires_like_the_agnai_chat() -> None
     assert st.exit_code == 0 and agnai.exit_code == 0, st.output + agnai.output
     assert fired_per_turn(st.output) == fired_per_turn(agnai.output)
     assert any(ids for _, ids in fired_per_turn(st.output))
+
+
+def test_chat_index_picks_a_chat_of_a_file_holding_several() -> None:
+    """``--chat-index N``: chat N of RisuAI's "Export all chats" (``risu_all_chats.json``: storm, harbour,
+    an empty chat). Chat 1 is the harbour chat of ``risu_harbor_chat.json``: it fires what that file fires."""
+    book, all_chats = str(CHATS / "risu_harbor.json"), str(CHATS / "risu_all_chats.json")
+    picked = invoke(book, "--chat", all_chats, "--chat-index", "1", "--platform", "risu", "--json", "--all-turns")
+    single = invoke(book, "--chat", str(CHATS / "risu_harbor_chat.json"), "--platform", "risu", "--json", "--all-turns")
+    assert picked.exit_code == 0, picked.output
+    assert fired_per_turn(picked.output) == fired_per_turn(single.output)
+    first = invoke(book, "--chat", all_chats, "--platform", "risu", "--json")
+    storm = invoke(book, "--chat", all_chats, "--chat-index", "0", "--platform", "risu", "--json")
+    assert json.loads(first.output) == json.loads(storm.output) != json.loads(picked.output)[-1]
+    piped = invoke(
+        book,
+        "--chat",
+        "-",
+        "--chat-index",
+        "1",
+        "--platform",
+        "risu",
+        "--json",
+        stdin=(CHATS / "risu_all_chats.json").read_bytes(),
+    )
+    assert json.loads(piped.output) == json.loads(picked.output)[-1]
+    missing = CliRunner().invoke(cli, ["activate", book, "--chat", all_chats, "--chat-index", "3"])
+    assert missing.exit_code == 3 and "holds 3 chat(s)" in missing.output
