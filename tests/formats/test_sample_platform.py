@@ -372,7 +372,10 @@ def test_interop_activate_offers_it(sample_platform: Path, lore_character: Path)
     the registry when the CLI is imported): the sample book, a chat, the profile's own setting."""
     chat = sample_platform / "chat.txt"
     chat.write_text("User: Tell me about the harbour.\nIlse: It is quiet tonight.\n", encoding="utf-8")
-    code = "import sys, interop.formats; interop.formats.__path__.append(sys.argv.pop(1)); from interop.cli import cli; cli()"
+    code = (
+        "import sys, interop.formats; interop.formats.__path__.append(sys.argv.pop(1)); "
+        "from interop.cli import cli; cli()"
+    )
     base = [sys.executable, "-c", code, str(sample_platform / "platforms"), "activate", str(lore_character)]
     fired = []
     for setting in ("whole_chat=false", "whole_chat=true"):
