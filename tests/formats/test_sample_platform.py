@@ -2,11 +2,13 @@
 
 The test writes a tiny "sample" platform into tmp_path: a package (``__init__`` registering the
 ``Platform`` and its table, a private adapter module with one JSON format of three card fields and
-a lore list, a private app model: what the sample app loads from a card) and its mapping table
-beside it. Nothing else in the repository names it: ``load_all`` finds it on
-``interop.formats.__path__`` like a built-in package, and the rest of interop (detection, reading,
-writing, conversion, the fidelity report) reaches it through the registry and the table. The
-fixture removes it again, so no other test sees it.
+a lore list, a private activation profile: which lore entries the sample app injects for a chat,
+a private app model: what the sample app loads from a card) and its mapping table beside it.
+Nothing else in the repository names it: ``load_all`` finds it on ``interop.formats.__path__`` like
+a built-in package, and the rest of interop (detection, reading, writing, conversion, the fidelity
+report and its app verdicts, the activation engine and ``interop activate``) reaches it through the
+registry (``Platform.profile``, ``Platform.app_check``) and the table. The fixture removes it again,
+so no other test sees it.
 """
 
 from __future__ import annotations
