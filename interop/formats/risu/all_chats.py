@@ -101,10 +101,14 @@ def select_chat(doc: Document, index: int) -> Document:
     an ``InvalidCardError`` naming how many chats there are. A chat of a Risu character is given
     as a ``risu-chat`` document (written: the file RisuAI's "Export as JSON" gives)."""
     chats = chats_in(doc)
+    if not chats:
+        raise InvalidCardError(f"chat {index} asked for; the file holds no chat", file=doc.source)
     if not 0 <= index < len(chats):
         raise InvalidCardError(
             f"chat {index} asked for; the file holds {len(chats)} chat(s), 0 to {len(chats) - 1}", file=doc.source
         )
+    if CHATS_KEY not in doc.native and doc.chat is not None:
+        return doc  # a file of one chat: chat 0 is the document itself
     if doc.chat is None:
         return Document(format="risu-chat", chat=chats[index], source=doc.source)
     picked = copy.copy(doc)
