@@ -63,7 +63,7 @@ def test_a_wrong_chat_index_is_one_line_naming_the_file_and_the_range(tmp_path: 
         f"interop: error: {ALL_CHATS}: chat 3 asked for; the file holds 3 chat(s), 0 to 2"
     ]
     assert not out.exists()
-    card = CORPUS / "cards" / "ilse_v3.json"
-    result = run("convert", str(card), "--chat-index", "0", "--to", "risu-chat", "-o", str(out))
-    assert result.exit_code == EXIT_INPUT and "the file holds no chat" in result.stderr
-    assert "Traceback" not in result.output and not out.exists()
+    for card in (CORPUS / "cards" / "ilse_v3.json", CORPUS / "cards" / "old_tom_v1.json"):  # V1: no extensions
+        result = run("convert", str(card), "--chat-index", "0", "--to", "risu-chat", "-o", str(out))
+        assert result.exit_code == EXIT_INPUT and "the file holds no chat" in result.stderr, result.output
+        assert "Traceback" not in result.output and not out.exists()
