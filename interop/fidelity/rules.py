@@ -47,6 +47,8 @@ class RuleBook:
         self.card_source = True
         self.templates: dict[tuple[Any, ...], Any] = {}
         """The report's entry templates for this target (``report._entry_template``)."""
+        self.bases: dict[tuple[Any, ...], Any] = {}
+        """The report's all-kept items per source layout for this target (``report._base_items``)."""
 
     @property
     def described(self) -> bool:
