@@ -16,8 +16,13 @@ from interop.fidelity.view import CanonicalView, leaves
 value = st.sampled_from([0, 1, True, "x", None, [], ["k"], {}])
 ext = st.dictionaries(st.sampled_from(["a", "b"]), st.one_of(value, st.dictionaries(st.sampled_from(["c"]), value)))
 entry = st.fixed_dictionaries(
-    {}, optional={
-        "keys": value, "content": value, "case_sensitive": value, "extensions": ext, "x_extra": value,
+    {},
+    optional={
+        "keys": value,
+        "content": value,
+        "case_sensitive": value,
+        "extensions": ext,
+        "x_extra": value,
         "use_regex": st.sampled_from([False, True, 0]),
     },
 )
