@@ -82,12 +82,18 @@ class FidelityReport:
 
     @property
     def counts(self) -> dict[str, int]:
-        base = self._unchanged_base()
-        if base is None:
+        shared = self._shared()
+        if shared is None:
             return _count(self.items)
+        base, tail = shared
         if base.counts is None:
             base.counts = _count(base.items)
-        return dict(base.counts)
+        if not tail:
+            return dict(base.counts)
+        counts = _count(tail)
+        for fate, n in base.counts.items():
+            counts[fate] += n
+        return counts
 
     @property
     def has_losses(self) -> bool:
@@ -105,12 +111,13 @@ class FidelityReport:
     def item(self, path: str) -> FidelityItem | None:
         return next((i for i in self.items if i.path == path), None)
 
-    def _unchanged_base(self) -> Base | None:
-        """``_base`` when ``items`` still holds exactly its items (nothing replaced or added since)."""
+    def _shared(self) -> tuple[Base, list[FidelityItem]] | None:
+        """``(_base, the items after its own)`` when ``items`` still starts with exactly the base's items
+        (none replaced since), else None."""
         base = self._base
-        if base is None or len(self.items) != len(base.items) or not all(map(operator.is_, self.items, base.items)):
+        if base is None or len(self.items) < len(base.items) or not all(map(operator.is_, self.items, base.items)):
             return None
-        return base
+        return base, self.items[len(base.items) :]
 
     def to_json_text(self) -> str:
         """``to_json()`` as compact JSON text (orjson when installed: a run stores one per output)."""
@@ -128,13 +135,17 @@ class FidelityReport:
         return text
 
     def _items_fragment(self) -> Any:
-        """The items as JSON, already serialised once for every report sharing their ``Base``."""
-        base = self._unchanged_base()
-        if base is None:
+        """The items as JSON; the base's part serialised once for every report sharing it."""
+        shared = self._shared()
+        if shared is None:
             return _items_json(self.items)
+        base, tail = shared
         if base.json is None:
-            base.json = orjson.Fragment(orjson.dumps(_items_json(base.items)))
-        return base.json
+            base.json = orjson.dumps(_items_json(base.items))
+        if not tail:
+            return orjson.Fragment(base.json)
+        more = orjson.dumps(_items_json(tail))
+        return orjson.Fragment(base.json[:-1] + b"," + more[1:] if base.items else more)
 
     def to_json(self) -> dict[str, Any]:
         return self._json(_items_json(self.items))
@@ -253,10 +264,7 @@ def _items(compared: Compared, rules: RuleBook) -> tuple[list[FidelityItem], Bas
     source, output, target = compared.source, compared.output, compared.target
     fields, base = _field_items_of(source, output, rules, target)
     items = list(fields)
-    extra = _container_items(compared.containers, rules)
-    if extra:
-        items += extra
-        base = None
+    items += _container_items(compared.containers, rules)  # after the base's: the report still shares it
     if output is not None:
         _moved_asset_descriptors(items, source, output, compared.containers)
         _translated_dates(items, compared.output_doc)
@@ -329,24 +337,45 @@ def _field_items_of(
     base = _base_items(_layout(source), changed is None, rules, target)
     if not changed:
         return base.items, base
-    items = list(base.items)
-    at, gone, paths = base.index, base.gone, PathCache()
-    looked_at = []
+    at, gone = base.index, base.gone
+    known: list[tuple[int, Path]] = []  # absent fields whose item does not depend on their value
+    looked_at: list[tuple[int, Path]] = []
     for path, found in changed.items():
         pos = at.get(path)
-        if pos is None:
-            continue
-        item = gone.get(path) if found is MISSING else None
-        if item is None:
-            looked_at.append((pos, path))
-        else:
-            items[pos] = item
+        if pos is not None:
+            (known if found is MISSING and path in gone else looked_at).append((pos, path))
+    if not looked_at:  # e.g. every card field of a card written as a lorebook: one shared variant per layout
+        variant = _variant(base, sorted(known))
+        return variant.items, variant
+    items = list(base.items)
+    for pos, path in known:
+        items[pos] = gone[path]
+    paths = PathCache()
     # in the base's order: DeepDiff describes the first few changes of a field (DEEPDIFF_PER_FIELD)
     for pos, path in sorted(looked_at):
         item = items[pos] = _item(path, source.get(path), rules, paths, target, changed)
         if changed[path] is MISSING and _absent_alike(path, rules, paths):
             gone[path] = item
     return items, None
+
+
+def _variant(base: Base, known: list[tuple[int, Path]]) -> Base:
+    """``base`` with the items of the ``known`` absent fields in place (kept with it, like the base)."""
+    if not known:
+        return base
+    key = tuple(pos for pos, _ in known)  # a position names one field of the base
+    found: Base | None = base.variants.get(key)
+    if found is None:
+        items = list(base.items)
+        for pos, path in known:
+            items[pos] = base.gone[path]
+        if len(base.variants) >= _VARIANTS_KEPT:
+            base.variants.clear()
+        found = base.variants[key] = Base(tuple(items), base.index, gone=base.gone)
+    return found
+
+
+_VARIANTS_KEPT = 64
 
 
 def _absent_alike(path: Path, rules: RuleBook, paths: PathCache) -> bool:
@@ -403,11 +432,13 @@ class Base:
     items: tuple[FidelityItem, ...]
     index: dict[Path, int]
     """Field path -> its item's position."""
-    json: Any = None
-    """The items as JSON (``orjson.Fragment``), made when first asked for."""
+    json: bytes | None = None
+    """The items as JSON text (orjson), made when first asked for."""
     counts: dict[str, int] | None = None
     gone: dict[Path, FidelityItem] = field(default_factory=dict)
     """Items of fields absent from an output whatever their value (e.g. a card's in a lorebook target)."""
+    variants: dict[tuple[int, ...], Base] = field(default_factory=dict)
+    """This base with some ``gone`` items in place, per their positions (``_variant``)."""
 
 
 def _base_items(layout: Layout, unverified: bool, rules: RuleBook, target: str) -> Base:
