@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import marshal
 import operator
 from collections import Counter
 from collections.abc import Sequence
@@ -397,7 +398,7 @@ class Layout:
     """Each entry's ``_shape``."""
 
 
-_LAYOUT_KEYS: dict[tuple[Any, ...], int] = {}
+_LAYOUT_KEYS: dict[Any, int] = {}
 _LAYOUTS_KEPT = 4096
 
 
@@ -413,7 +414,10 @@ def _layout_of(source: CanonicalView) -> Layout:
     if source.entries is not None and source.entries == [] and source.book is not None:
         paths += (("book", "entries"),)
     shapes = tuple(_shape(entry) for entry in source.entries or ())
-    found = (paths, shapes)
+    try:  # a layout's typed bytes (marshal, in C) hash faster than its nested tuples
+        found: Any = marshal.dumps((paths, shapes), 2)
+    except ValueError:  # not JSON keys: the tuples themselves
+        found = (paths, shapes)
     key = _LAYOUT_KEYS.get(found)
     if key is None:
         if len(_LAYOUT_KEYS) >= _LAYOUTS_KEPT:
