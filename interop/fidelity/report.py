@@ -460,9 +460,9 @@ def _base_items(layout: Layout, unverified: bool, rules: RuleBook, target: str) 
         index[path] = len(items)
         items.append(_item(path, None, rules, paths, target, changed))
     for i, shape in enumerate(layout.shapes):
-        template = _entry_template(shape, frozenset(), unverified, rules, paths, target)
+        template = _entry_template(shape, unverified, rules, paths)
         prefix = f"entry[{i}]"
-        for suffix, (tail, _, rest) in zip(shape, template, strict=True):
+        for suffix, (tail, rest) in zip(shape, template, strict=True):
             index[("entry", i, *suffix)] = len(items)
             items.append(_new_item(FidelityItem, (prefix + tail, *rest)))
     base = Base(tuple(items), index)
@@ -472,20 +472,17 @@ def _base_items(layout: Layout, unverified: bool, rules: RuleBook, target: str) 
     return base
 
 
-Template = list[tuple[str, tuple[Any, ...] | None, tuple[Any, ...]]]
+Template = list[tuple[str, tuple[Any, ...]]]
 _TEMPLATES_KEPT = 4096
-"""Entry templates kept per rule book (a run over many cards sees the same entry shapes again)."""
+"""Entry templates (and layouts' items) kept per rule book (a run over many cards sees the same shapes again)."""
 
 
-def _entry_template(
-    shape: tuple[Any, ...], gone: frozenset[Any], unverified: bool, rules: RuleBook, paths: PathCache, target: str
-) -> Template:
-    """The items of an entry of ``shape`` with the fields ``gone`` absent from the output.
-
-    A pure function of its arguments (rule books are shared and loaded once): kept on the rule book.
-    """
+def _entry_template(shape: tuple[Any, ...], unverified: bool, rules: RuleBook, paths: PathCache) -> Template:
+    """``(path after "entry[i]", (fate, detail, rule))`` for each field of an entry of ``shape`` that came
+    back (``unverified``: as the tables say). A pure function of its arguments (rule books are shared and
+    loaded once): kept on the rule book."""
     cache = rules.templates
-    key = (shape, gone, unverified, target)
+    key = (shape, unverified)
     template = cache.get(key)
     if template is not None:
         return template  # type: ignore[no-any-return]
@@ -494,35 +491,14 @@ def _entry_template(
         path = ("entry", 0, *suffix)
         tail = paths.render(path)[len("entry[0]") :]
         rule = rules.rule(paths.segments(path))
-        if unverified:
-            template.append((tail, None, _unverified(tail, rule)[1:]))
-        elif suffix in gone and rule is not None and rule.has_default:
-            template.append((tail, suffix, _kept(rule)))  # kept_default or not: depends on the value
-        elif suffix in gone:
-            template.append((tail, None, _not_back(path, tail, rule, target, None, MISSING, paths)[1:]))
-        elif rule is not None and rule.fate in _TABLE_SAYS_WHY and rule.detail:
-            template.append((tail, None, _kept(rule)))  # same item whether or not it came back
-        else:
-            template.append((tail, suffix, _kept(rule)))
+        template.append((tail, _unverified(tail, rule)[1:] if unverified else _kept(rule)))
     if len(cache) >= _TEMPLATES_KEPT:
         cache.clear()
     cache[key] = template
     return template
 
 
-def _looks_up(template: Template, gone: frozenset[Any]) -> bool:
-    """Some row of ``template`` needs the entry's value of a field that did not come back (a rule default)."""
-    return bool(gone) and any(suffix in gone for _, suffix, _ in template)
-
-
 _new_item = tuple.__new__  # builds a FidelityItem in C (a 300-entry book has ~7000 of them)
-
-
-def _value(entry: dict[str, Any], suffix: tuple[Any, ...]) -> Any:
-    node: Any = entry
-    for key in suffix:
-        node = node[key]
-    return node
 
 
 def _shape(entry: dict[str, Any]) -> tuple[Any, ...]:
