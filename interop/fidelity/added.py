@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import marshal
 from collections import Counter
 from typing import Any
 
@@ -49,6 +50,9 @@ def _added(mine: dict[str, Any], theirs: dict[str, Any], prefix: Path, found: li
     order: the caller counts and sorts them)."""
     if mine == theirs:
         return  # equal dicts have the same keys at every depth (checked in C)
+    if not mine:  # e.g. an entry's empty extensions, filled by the writer: the same few objects every time
+        found.extend(_all_new(theirs, prefix))
+        return
     if mine.keys() != theirs.keys():
         shown = _SHOWN_SCALARS.get
         for key in theirs.keys() - mine.keys():
@@ -60,6 +64,28 @@ def _added(mine: dict[str, Any], theirs: dict[str, Any], prefix: Path, found: li
             inner = mine.get(key)
             if type(inner) is dict:
                 _added(inner, value, (*prefix, key), found)
+
+
+_ALL_NEW: dict[tuple[Path, bytes], list[tuple[Path, str]]] = {}
+_ALL_NEW_BYTES = 2048
+"""Objects up to this size (marshal bytes) are kept with their rows (``_all_new``)."""
+
+
+def _all_new(theirs: dict[str, Any], prefix: Path) -> list[tuple[Path, str]]:
+    """Every key of ``theirs`` as an added row (read-only: kept per content, typed by marshal)."""
+    try:
+        data = marshal.dumps(theirs, 2)
+    except ValueError:
+        data = b""
+    key = (prefix, data)
+    rows = _ALL_NEW.get(key) if data else None
+    if rows is None:
+        rows = [((*prefix, k), _shown(v)) for k, v in theirs.items()]
+        if data and len(data) <= _ALL_NEW_BYTES:
+            if len(_ALL_NEW) >= 4096:
+                _ALL_NEW.clear()
+            _ALL_NEW[key] = rows
+    return rows
 
 
 def added_fields(source: CanonicalView, output: CanonicalView) -> list[str]:

@@ -12,6 +12,7 @@ when no rule matches. The target platform's hazards (``hooks.findings``) can the
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import marshal
@@ -376,7 +377,7 @@ def _variant(base: Base, known: list[tuple[int, Path]]) -> Base:
     return found
 
 
-_VARIANTS_KEPT = 64
+_VARIANTS_KEPT = 8
 
 
 def _absent_alike(path: Path, rules: RuleBook, paths: PathCache) -> bool:
@@ -414,8 +415,8 @@ def _layout_of(source: CanonicalView) -> Layout:
     if source.entries is not None and source.entries == [] and source.book is not None:
         paths += (("book", "entries"),)
     shapes = tuple(_shape(entry) for entry in source.entries or ())
-    try:  # a layout's typed bytes (marshal, in C) hash faster than its nested tuples
-        found: Any = marshal.dumps((paths, shapes), 2)
+    try:  # a layout's typed bytes (marshal, in C), kept as a digest: a big book's layout is large
+        found: Any = hashlib.blake2b(marshal.dumps((paths, shapes), 2), digest_size=16).digest()
     except ValueError:  # not JSON keys: the tuples themselves
         found = (paths, shapes)
     key = _LAYOUT_KEYS.get(found)
@@ -466,10 +467,16 @@ def _base_items(layout: Layout, unverified: bool, rules: RuleBook, target: str) 
             index[("entry", i, *suffix)] = len(items)
             items.append(_new_item(FidelityItem, (prefix + tail, *rest)))
     base = Base(tuple(items), index)
-    if len(rules.bases) >= _TEMPLATES_KEPT:
+    rules.base_items += len(items)
+    if rules.base_items > _BASE_ITEMS_KEPT:  # a bound on memory, not on layouts: a big book's items are many
         rules.bases.clear()
+        rules.base_items = len(items)
     rules.bases[key] = base
     return base
+
+
+_BASE_ITEMS_KEPT = 200_000
+"""Items kept in the shared bases of one rule book (with their index: some tens of MB at most)."""
 
 
 Template = list[tuple[str, tuple[Any, ...]]]
