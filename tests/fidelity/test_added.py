@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from interop.fidelity.added import SAME_VALUES_SHOWN, _shown, added_fields
-from interop.fidelity.paths import render
+from interop.appmodel.paths import render
 from interop.fidelity.view import CanonicalView
 
 scalar = st.sampled_from([0, 1, True, False, "", "x", None, 1.5, [], ["k"], {}])
