@@ -8,8 +8,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from interop.fidelity.added import SAME_VALUES_SHOWN, _shown, added_fields
 from interop.appmodel.paths import render
+from interop.fidelity.added import SAME_VALUES_SHOWN, _shown, added_fields
 from interop.fidelity.view import CanonicalView
 
 scalar = st.sampled_from([0, 1, True, False, "", "x", None, 1.5, [], ["k"], {}])
