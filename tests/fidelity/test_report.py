@@ -369,6 +369,8 @@ def test_shared_items_give_the_same_counts_and_json_text_as_the_items_themselves
             assert report.counts == _plain_counts(report)
             text = report.to_json_text()
             assert json.loads(text) == json.loads(json.dumps(report.to_json()))
+            if report_module.orjson is not None:  # byte for byte what the plain dicts give
+                assert text == report_module.orjson.dumps(report.to_json(), default=str).decode()
             assert report.has_losses == (
                 report.counts["lost"] + report.counts["approximated"] > 0 or report.app_losses > 0
             )
