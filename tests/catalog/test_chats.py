@@ -129,6 +129,8 @@ def test_migrate_catalogues_every_chat_of_a_file_with_its_index(tmp_path: Path) 
     assert [Path(m["source"]).name for m in storm["migrations"]] == ["risu_all_chats.json"]
     assert [Path(m["source"]).name for m in harbour["migrations"]] == ["risu_harbor_chat.json"]
     assert empty["migrations"] == [] and harbour["lorebook"]["entries"] == 2  # localLore
+    text = CliRunner().invoke(cli, ["catalog", "show", refs["Harbour night"], "--db", url]).output
+    assert "risu_all_chats.json (risu-all-chats, chat 1)" in text and "(risu-chat, chat 0)" in text
 
 
 def test_migrate_catalogues_the_chats_a_risu_character_keeps(tmp_path: Path) -> None:
