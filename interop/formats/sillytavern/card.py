@@ -94,12 +94,16 @@ def _flat_keys_of(full: dict[str, Any], own: dict[str, Any], native_world: bool)
     out: dict[str, Any] = {}
     for native, flat in _FLAT_FIELDS:
         if native in own:
-            out[flat] = copy_value(own[native])
+            value = own[native]
         elif not native_world and native in full:
-            out[flat] = copy_value(full[native])
+            value = full[native]
+        else:
+            continue
+        out[flat] = value if value.__class__ in _IMMUTABLE else copy_value(value)
     return out
 
 
+_IMMUTABLE = frozenset({str, int, float, bool, type(None)})  # copy_value returns these as they are
 _FLAT_FIELDS = tuple((field.native, field.flat) for field in FIELDS if field.flat)
 """(native name, flat key) of every field ST's card exporter writes as a flat ``extensions`` key."""
 
