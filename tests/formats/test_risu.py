@@ -18,16 +18,15 @@ from hypothesis import strategies as hst
 import interop.formats.risu as risu_package
 import interop.transforms as transforms_package
 from interop.api import detect_all, read, read_bytes, write
+from interop.cardkit.as_kind import as_lorebook
+from interop.cardkit.card_dates import unix_seconds
 from interop.cli import cli
 from interop.containers.charx import write_charx
 from interop.containers.png import text_chunks
 from interop.containers.risum import read_risum, write_risum
-from interop.convert import as_lorebook
 from interop.docs.platforms import render_platform_doc
 from interop.errors import InteropError, InvalidCardError
 from interop.formats import platform_packages
-from interop.formats.card_dates import unix_seconds
-from interop.formats.registry import get_format, get_platform
 from interop.formats.risu import lorebook_from_risu_entries, risu_entries_from_lorebook
 from interop.formats.risu.lorebook import export_object
 from interop.formats.risu.module import module_from_book
@@ -37,6 +36,7 @@ from interop.model import Lorebook, LorebookEntry
 from interop.model.conflict import Conflict
 from interop.model.stash import Stash
 from interop.model.versions import to_v3
+from interop.platform.registry import get_format, get_platform
 from interop.transforms import st_risu
 from interop.transforms.st_risu import decorator_counts, to_risu
 from interop.validation import CARD_REQUIRED
