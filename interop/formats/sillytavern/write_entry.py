@@ -54,25 +54,26 @@ class _View:
 
 def _write_copy_top(field: WorldField, view: _View) -> Any:
     """A ``copy`` field at the entry's top level (``_writer_of`` picks top or namespace once per field)."""
-    present = field.canonical in view.top
-    return _copied(field, view, present, getattr(view.entry, field.canonical, None) if present else None)
+    if field.canonical in view.top:
+        value = getattr(view.entry, field.canonical, None)
+        if value is not None or not _null_takes_fallback(field, view):
+            return value if field.native != "key" else _with_regex_keys(field, view, value)
+    return _template_value(field, view) if view.template else ABSENT
 
 
 def _write_copy_ns(field: WorldField, view: _View) -> Any:
     """A ``copy`` field kept in our namespace."""
     key = field.ns_key
-    present = key in view.ns
-    return _copied(field, view, present, view.ns[key] if present else None)
+    if key in view.ns:
+        value = view.ns[key]
+        if value is not None or not _null_takes_fallback(field, view):
+            return value if field.native != "key" else _with_regex_keys(field, view, value)
+    return _template_value(field, view) if view.template else ABSENT
 
 
-def _copied(field: WorldField, view: _View, present: bool, value: Any) -> Any:
-    if present and value is None and view.template and (field.default is not None or not field.has_default):
-        present = False  # ST's importer reads these with `??` / `||`: null takes the fallback
-    if present:
-        return _with_regex_keys(field, view, value)
-    if not view.template:
-        return ABSENT
-    return _template_value(field, view)
+def _null_takes_fallback(field: WorldField, view: _View) -> bool:
+    """ST's importer reads these with `??` / `||`: a null takes the template's value."""
+    return view.template and (field.default is not None or not field.has_default)
 
 
 def _with_regex_keys(field: WorldField, view: _View, value: Any) -> Any:
@@ -88,15 +89,16 @@ def _with_regex_keys(field: WorldField, view: _View, value: Any) -> Any:
 
 def _template_value(field: WorldField, view: _View) -> Any:
     """What ST's importer fills for a field the entry lacks."""
-    entry, fill = view.entry, view.fill
-    if field.native == "position":
+    entry, fill, native = view.entry, view.fill, field.native
+    if native == "position":
         return _position_fallback(entry, fill)
-    named = not fill.from_card and isinstance(entry.name, str) and bool(entry.name.strip())
-    if field.native == "comment" and named:
-        return entry.name  # ST's NovelAI importer: comment <- displayName (our `name`); a card's is ignored
-    if field.native == "addMemo":
-        return bool(entry.comment) or named
-    if field.native in ("displayIndex", "uid"):
+    if native in ("comment", "addMemo"):
+        named = not fill.from_card and isinstance(entry.name, str) and bool(entry.name.strip())
+        if native == "addMemo":
+            return bool(entry.comment) or named
+        if named:
+            return entry.name  # ST's NovelAI importer: comment <- displayName (our `name`); a card's is ignored
+    elif native in ("displayIndex", "uid"):
         return view.index
     return field.template_default(for_card=True) if field.has_default else ABSENT
 
