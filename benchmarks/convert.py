@@ -35,8 +35,8 @@ from interop.document import Document
 from interop.errors import ConversionError, InteropError
 from interop.fidelity import compare, fidelity_report
 from interop.fidelity.report import read_back
-from interop.formats.registry import writable_formats
 from interop.model import Lorebook
+from interop.platform.registry import writable_formats
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("INTEROP_SHARED_CORPUS", REPO.parent / "shared" / "corpus"))

@@ -55,8 +55,8 @@ from interop.api import write
 from interop.catalog.database import make_engine, normalize_url, open_catalog, upgrade_schema
 from interop.catalog.search import search_entries
 from interop.document import Document
-from interop.formats.registry import writable_formats
 from interop.model import V3_SPEC, Card, CardData, Lorebook, LorebookEntry
+from interop.platform.registry import writable_formats
 
 SYLLABLES = ("ka", "ri", "to", "mel", "an", "dor", "ith", "el", "sa", "vor", "un", "ea", "mir", "tha", "os", "ul")
 

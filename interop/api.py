@@ -9,10 +9,10 @@ from pathlib import Path
 from .document import Document, Kind
 from .errors import FormatError, InteropError, LimitExceededError, UnknownFormatError
 from .findings import Journal, recording
-from .formats.registry import Format, Probe, ReadContext, WriteContext, all_formats, check_size, get_format
 from .io import read_limited
 from .limits import DEFAULT_LIMITS, Limits
 from .model.entry_limit import reading
+from .platform.registry import Format, Probe, ReadContext, WriteContext, all_formats, check_size, get_format
 
 
 @dataclass(frozen=True)

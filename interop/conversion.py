@@ -17,8 +17,8 @@ from .document import Document
 from .fidelity import FidelityReport, fidelity_report
 from .fidelity.chats import chat_report
 from .findings import Journal
-from .formats.registry import get_format
 from .memo import document_scope, in_scope
+from .platform.registry import get_format
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from .document import Document
-from .formats.registry import get_format
 from .model.versions import as_displayed, spec_label
+from .platform.registry import get_format
 
 
 def summarize(doc: Document, file: str) -> dict[str, Any]:

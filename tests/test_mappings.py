@@ -39,7 +39,7 @@ register_table(Path(sys.argv[1]))
 from interop import api
 from interop.engine.profiles.st_entries import STEntry
 from interop.fidelity.apps import sillytavern as app
-from interop.formats.registry import get_format
+from interop.platform.registry import get_format
 from interop.formats.sillytavern.model import STEntryExt
 
 world = {"entries": {"0": {"uid": 0, "key": ["bell"], "content": "It rings.", "pinToTop": True}}}

@@ -25,8 +25,8 @@ from interop.fidelity.containers import container_paths
 from interop.fidelity.paths import render
 from interop.fidelity.roundtrip import Leg, document_changes, roundtrip
 from interop.fidelity.view import leaves, view_of
-from interop.formats.registry import get_format
 from interop.jsonvalue import json_equal
+from interop.platform.registry import get_format
 
 Source = Path | bytes
 

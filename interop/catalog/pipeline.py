@@ -22,10 +22,10 @@ from ..conversion import report_of
 from ..document import Document
 from ..errors import ConversionError, InteropError
 from ..findings import Journal
-from ..formats.registry import get_format
 from ..io import read_limited, write_atomic
 from ..limits import DEFAULT_LIMITS, Limits
 from ..memo import document_scope
+from ..platform.registry import get_format
 from .records import ItemRecord, blobs_of, item_record, sha256_hex
 
 

@@ -14,9 +14,9 @@ import click
 from ..api import read
 from ..document import Document
 from ..errors import InteropError, LimitExceededError
-from ..formats.registry import writable_formats
 from ..io import special_kind
 from ..limits import DEFAULT_LIMITS, Limits
+from ..platform.registry import writable_formats
 from ..terminal import printable
 
 # = interop.catalog.database.ENV_DB (tests/cli/test_startup.py); not imported from there so that a

@@ -26,9 +26,9 @@ from ..catalog.pipeline import FileOutcome
 from ..catalog.run import RunSummary
 from ..catalog.runlog import recorded_migrate
 from ..errors import CatalogError
-from ..formats.registry import get_format, writable_formats
 from ..jsonio import escape_lone_surrogates
 from ..mappings import FATES, fate_label
+from ..platform.registry import get_format, writable_formats
 from ..terminal import printable_tree
 from .catalog_open import open_named
 from .common import NOT_CARD_SUFFIXES, AliasOption, InputPath, current_limits, db_option, iter_inputs

@@ -13,7 +13,7 @@ from ..errors import InteropError
 from ..fidelity.chats import chat_round_trip
 from ..fidelity.render import leg_view
 from ..fidelity.roundtrip import roundtrip
-from ..formats.registry import writable_formats
+from ..platform.registry import writable_formats
 from .common import InputPath, format_choice, read_inputs
 from .convert_cmd import behaviour_option, load_chats, seed_option
 from .diff_cmd import terminal_width

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..formats.registry import all_formats
+from ..platform.registry import all_formats
 
 README = Path("README.md")
 START = "<!-- formats:start -->"

@@ -15,9 +15,9 @@ from typing import Any
 
 from ..api import read_probe
 from ..errors import ConversionError
-from ..formats.registry import Platform, Probe, all_platforms, check_size
 from ..io import read_limited
 from ..limits import DEFAULT_LIMITS, Limits
+from ..platform.registry import Platform, Probe, all_platforms, check_size
 
 
 def native_platform(obj: Any) -> Platform | None:

@@ -21,13 +21,13 @@ import json
 from typing import Any
 
 from ..api import read_bytes, write, write_with_journal
+from ..cardkit.chat_native import STASH_KEY, meaningful
 from ..document import Document
 from ..findings import Journal
-from ..formats.chat_native import STASH_KEY, meaningful
-from ..formats.registry import get_format
 from ..jsonvalue import json_equal
 from ..mappings import load
 from ..model.chat import CHAT_FIELDS, MESSAGE_FIELDS, ChatLog
+from ..platform.registry import get_format
 from .items import FidelityItem
 from .report import FidelityReport, fidelity_report
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..document import Document
-from ..formats.registry import get_format
 from ..model.versions import as_displayed
+from ..platform.registry import get_format
 from .apps import AppVerdict, app_verdicts
 from .compare import Change, all_changes
 from .containers import compare_containers

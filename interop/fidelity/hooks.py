@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from ..document import Document
-from ..formats.registry import get_platform
 from ..mappings import FATES, Fate
 from ..model.conflict import Conflict
+from ..platform.registry import get_platform
 from .paths import Path
 
 

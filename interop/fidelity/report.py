@@ -23,11 +23,11 @@ except ImportError:  # optional: the stdlib writes the same JSON, slower
     orjson = None  # type: ignore[assignment]
 
 from ..api import detect_all, read_bytes, write_with_journal
+from ..cardkit.card_dates import DATE_FIELDS, record_of
 from ..document import Document
 from ..errors import FormatError, InteropError
-from ..formats.card_dates import DATE_FIELDS, record_of
-from ..formats.registry import get_format
 from ..mappings import FATES, Fate, TargetRule
+from ..platform.registry import get_format
 from ..transforms.risu_card_line import CARD_TEXT
 from .added import added_fields
 from .apps import AppVerdict, app_verdicts
@@ -470,7 +470,7 @@ def _moved_asset_descriptors(
 
 
 def _translated_dates(items: list[FidelityItem], output_doc: Document | None) -> None:
-    """A V3 date the writer turned from an ISO string into Unix seconds (``formats.card_dates``) is translated."""
+    """A V3 date the writer turned from an ISO string into Unix seconds (``cardkit.card_dates``) is translated."""
     card = output_doc.card if output_doc is not None else None
     if card is None or not card.data.has("extensions"):
         return

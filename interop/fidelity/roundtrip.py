@@ -20,7 +20,7 @@ from typing import Any
 from ..api import read_bytes, write
 from ..document import Document
 from ..errors import ConversionError
-from ..formats.registry import get_format
+from ..platform.registry import get_format
 from .compare import Change, all_changes
 from .compared import Compared
 from .containers import compare_containers

@@ -13,9 +13,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..convert import mapped_card
+from ..cardkit.as_kind import mapped_card
+from ..cardkit.card_dates import restored_dates
 from ..document import Document
-from ..formats.card_dates import restored_dates
 from ..model import Card
 from ..model.versions import STASH, spec_of, to_v3
 from ..transforms.risu_card_line import CARD_TEXT, strip_card_line

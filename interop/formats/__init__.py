@@ -11,7 +11,7 @@ This module only re-exports the registry (which imports nothing back from here).
 
 from __future__ import annotations
 
-from .registry import (
+from ..platform.registry import (
     ENTRY_POINT_GROUP,
     PLATFORM_PATH,
     Format,

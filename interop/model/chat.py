@@ -5,7 +5,7 @@ of the prompt (``hidden``), a time (Unix milliseconds), the alternatives a reply
 through, and the chat's own lorebook (Risu ``localLore``, a SillyTavern world bound by name).
 
 What a format holds beyond these fields stays with the log in ``native[<platform>]``: the
-keep/absent/order record (``interop.formats.chat_native``) that lets that platform's writer give
+keep/absent/order record (``interop.cardkit.chat_native``) that lets that platform's writer give
 its file back exactly, and that other platforms' writers stash so the way back restores it.
 """
 

@@ -22,6 +22,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 
 from ..api import read_bytes, writable_format, write
+from ..cardkit.card_image import main_icon
 from ..catalog import queries as catalog_queries
 from ..catalog.database import Catalog, open_catalog
 from ..catalog.pipeline import slug
@@ -50,11 +51,10 @@ from ..errors import (
 from ..fidelity.entrydiff import diff_documents
 from ..fidelity.render import diff_view, leg_view, report_view
 from ..fidelity.roundtrip import roundtrip
-from ..formats.card_image import main_icon
-from ..formats.registry import all_formats, get_format, writable_formats
 from ..inspection import summarize
 from ..limits import Limits
 from ..model.versions import as_displayed
+from ..platform.registry import all_formats, get_format, writable_formats
 from ..validation import validate_document
 from .config import ServiceConfig
 from .jobs import load_job, recent_jobs, start_job

@@ -11,8 +11,8 @@ from fastapi.templating import Jinja2Templates
 
 from .. import __version__
 from ..catalog.queries import ItemRef
-from ..formats.registry import writable_formats
 from ..mappings import FATES
+from ..platform.registry import writable_formats
 from .api import APPS, PLAYGROUND_PLATFORMS
 
 STATIC = Path(__file__).parent / "static"

@@ -14,8 +14,8 @@ from urllib.parse import quote
 from fastapi import UploadFile
 
 from ..errors import CorruptInputError, LimitExceededError
-from ..formats.registry import get_format
 from ..limits import Limits
+from ..platform.registry import get_format
 
 _UNSAFE = re.compile(r"[^\w.\- ()\[\]+,@]+", re.UNICODE)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")

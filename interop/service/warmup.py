@@ -17,7 +17,7 @@ import logging
 from ..api import read_bytes
 from ..conversion import convert_document
 from ..errors import InteropError
-from ..formats.registry import writable_formats
+from ..platform.registry import writable_formats
 
 log = logging.getLogger("interop.service")
 

@@ -14,13 +14,13 @@ import json
 from typing import Any
 
 from .. import findings
-from ..convert import as_card, as_lorebook
+from ..cardkit.as_kind import as_card, as_lorebook
+from ..cardkit.card_dates import DATE_FIELDS, record_of, restored_dates, translated_dates
 from ..document import Document
-from ..formats.card_dates import DATE_FIELDS, record_of, restored_dates, translated_dates
-from ..formats.registry import get_platform
 from ..memo import memoized
 from ..model import Card, Lorebook, LorebookEntry
 from ..model.versions import required_defaults, spec_of
+from ..platform.registry import get_platform
 from .risu_card_line import add_card_line
 
 NO_FLAT_KEYS = ("agnai-card", "risu-charx")

@@ -23,9 +23,9 @@ from dataclasses import astuple
 from typing import Any
 
 from ..errors import InteropError
-from ..formats.registry import get_platform
 from ..jsonvalue import get_path, has_path, set_path
 from ..model import Lorebook
+from ..platform.registry import get_platform
 from . import st_risu
 
 ST = "sillytavern"

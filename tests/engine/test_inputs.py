@@ -10,8 +10,8 @@ from interop.engine import evaluate, load_book, native_kind
 from interop.engine.chat import Chat
 from interop.engine.sources import book_from_bytes
 from interop.errors import InteropError, InvalidCardError, LimitExceededError
-from interop.formats.registry import Platform, register_platform, unregister_platform
 from interop.limits import Limits
+from interop.platform.registry import Platform, register_platform, unregister_platform
 from tests.engine.scenario import CHATS
 
 

@@ -10,7 +10,7 @@ import pytest
 from interop.engine import PROFILES, platform_profile
 from interop.engine.profiles.base import simulated_platform
 from interop.fidelity.behaviour import engine_platform
-from interop.formats.registry import Platform, all_platforms, get_platform, register_platform, unregister_platform
+from interop.platform.registry import Platform, all_platforms, get_platform, register_platform, unregister_platform
 
 
 def test_every_profile_simulates_a_platform_and_every_named_profile_exists() -> None:

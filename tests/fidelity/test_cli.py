@@ -13,8 +13,8 @@ from click.testing import CliRunner
 
 from interop.cli import EXIT_CHECK_FAILED, cli
 from interop.document import Document
-from interop.formats import registry
-from interop.formats.registry import WriteContext, get_format
+from interop.platform import registry
+from interop.platform.registry import WriteContext, get_format
 from tests.st_exporter import ENTRY_REQUIRED, FLAT
 
 SCHEMA = json.loads((Path(__file__).parents[2] / "docs" / "fidelity-report.schema.json").read_text())

@@ -26,7 +26,7 @@ from interop.document import Document
 from interop.errors import ConversionError
 from interop.fidelity import fidelity_report
 from interop.fidelity.render import summary_lines
-from interop.formats.registry import get_format, writable_formats
+from interop.platform.registry import get_format, writable_formats
 from tests.conftest import PROJECT_CORPUS, SHARED_CORPUS, corpus_params
 from tests.validator import (
     assert_identity,

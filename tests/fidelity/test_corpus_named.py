@@ -26,15 +26,15 @@ from typing import Any
 import pytest
 
 from interop.api import read
+from interop.cardkit.as_kind import mapped_card
 from interop.conversion import convert_document
-from interop.convert import mapped_card
 from interop.document import Document
 from interop.errors import ConversionError
 from interop.fidelity import FidelityReport
 from interop.fidelity.paths import render
 from interop.fidelity.report import read_back
-from interop.formats.registry import writable_formats
 from interop.model.versions import to_v3
+from interop.platform.registry import writable_formats
 from tests.conftest import SHARED_CORPUS
 
 NOT_SAMPLES = {".py", ".md", ".txt", ".jsonl", ".tsv"}

@@ -28,7 +28,7 @@ from interop.conversion import convert_document
 from interop.fidelity import fidelity_report
 from interop.fidelity.findings import added_lines, hazard_findings
 from interop.findings import FATE_ORDER, Journal, current, record, recording, worst
-from interop.formats.registry import get_platform
+from interop.platform.registry import get_platform
 
 CORPUS = Path(__file__).parents[2] / "corpus"
 V3_CARDS = [CORPUS / "cards" / "ilse_v3.json"]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from interop.document import Document
 from interop.fidelity.hooks import findings
-from interop.formats.registry import Platform, register_platform, unregister_platform
 from interop.model import Lorebook
 from interop.model.conflict import Conflict
+from interop.platform.registry import Platform, register_platform, unregister_platform
 
 
 def _hazards(book: Lorebook) -> list[Conflict]:

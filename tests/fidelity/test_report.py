@@ -312,7 +312,7 @@ def test_sillytavern_hazards_map_flat_key_conflicts_to_fields() -> None:
 def test_write_only_target_is_read_back_by_detection(monkeypatch: pytest.MonkeyPatch) -> None:
     import dataclasses
 
-    from interop.formats import registry
+    from interop.platform import registry
 
     # A SillyTavern card is V2 JSON: without its own reader it is read back as ccv2.
     st_card = registry.get_format("sillytavern-card")
@@ -325,7 +325,7 @@ def test_write_only_target_is_read_back_by_detection(monkeypatch: pytest.MonkeyP
 def test_unreadable_output_falls_back_to_the_tables(monkeypatch: pytest.MonkeyPatch) -> None:
     import dataclasses
 
-    from interop.formats import registry
+    from interop.platform import registry
 
     ccv2 = registry.get_format("ccv2")
     opaque = dataclasses.replace(ccv2, read=None, write=lambda doc, ctx: b"\x00opaque")

@@ -15,8 +15,8 @@ from deepdiff import DeepDiff
 from hypothesis import HealthCheck, given, settings
 
 from interop.api import read, read_bytes, write
+from interop.cardkit.as_kind import as_card
 from interop.cli import cli
-from interop.convert import as_card
 from interop.document import Document
 from interop.errors import InvalidCardError
 from interop.formats.agnai.character import agnai_from_card, agnai_v2_card, card_from_agnai, render_persona
@@ -491,8 +491,8 @@ def test_cli_convert_and_inspect(tmp_path: Path) -> None:
 def test_key_conflicts_are_the_per_entry_records_of_the_key_hazards() -> None:
     entries = [{"keys": ["plain"], "content": "a"}, {"keys": ["/dr(a|e)gon/i", "a.b", "x*", "é"], "content": "b"}]
     book = Lorebook.model_validate({"entries": entries})
-    from interop.formats.registry import get_platform
     from interop.model.conflict import Conflict
+    from interop.platform.registry import get_platform
 
     conflicts = get_platform("agnai").hazards(book)
     assert [c.path for c in conflicts] == [("entry", 1, "keys")]

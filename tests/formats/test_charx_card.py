@@ -15,14 +15,14 @@ from hypothesis import strategies as st
 from PIL import Image
 
 import interop
+from interop.cardkit.asset_origin import ORIGINS_MEMBER
 from interop.containers.charx import read_charx, write_charx
 from interop.containers.png import scan
 from interop.document import Document
 from interop.errors import InteropError, UnknownFormatError
-from interop.formats.asset_origin import ORIGINS_MEMBER
-from interop.formats.registry import get_format
 from interop.model import Card, LorebookDocument
 from interop.model.versions import to_v3
+from interop.platform.registry import get_format
 from tests.conftest import corpus_params, project_files, shared_files
 from tests.st_exporter import strip_writer_additions
 from tests.strategies import card_v3

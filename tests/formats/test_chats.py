@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from interop import api
+from interop.cardkit.chat_native import parse_time, st_timestamp
 from interop.errors import ConversionError, CorruptInputError, FormatError, InvalidCardError, LimitExceededError
-from interop.formats.chat_native import parse_time, st_timestamp
 from interop.limits import Limits
 
 CHATS = Path(__file__).resolve().parents[2] / "corpus" / "chats"

@@ -17,16 +17,16 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from interop.api import detect, detect_all, read_bytes, write
+from interop.cardkit.card_image import default_avatar
 from interop.containers.png import is_stale_keyword, iter_chunks, text_chunks
 from interop.document import Document
 from interop.errors import CorruptInputError, FormatError, InteropError, LimitExceededError, UnknownFormatError
-from interop.formats.card_image import default_avatar
 from interop.formats.ccv3 import png_card
 from interop.formats.ccv3.png_card import BACKFILL_NOTICE, extract_card
-from interop.formats.registry import WriteContext, get_format
 from interop.jsonio import load_json
 from interop.model import Card, Lorebook
 from interop.model.versions import to_v3
+from interop.platform.registry import WriteContext, get_format
 from tests.conftest import corpus_params, project_files, shared_files
 from tests.png_bytes import chunk, solid_png, with_chunks
 from tests.st_exporter import strip_writer_additions

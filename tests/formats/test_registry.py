@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from interop.api import detect_all
-from interop.formats import registry
+from interop.platform import registry
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 

@@ -18,6 +18,7 @@ from hypothesis import strategies as hst
 import interop.formats.risu as risu_package
 import interop.transforms as transforms_package
 from interop.api import detect_all, read, read_bytes, write
+from interop.cardkit.card_dates import unix_seconds
 from interop.cli import cli
 from interop.containers.charx import write_charx
 from interop.containers.png import text_chunks
@@ -25,8 +26,6 @@ from interop.containers.risum import read_risum, write_risum
 from interop.docs.platforms import render_platform_doc
 from interop.errors import InteropError, InvalidCardError
 from interop.formats import platform_packages
-from interop.formats.card_dates import unix_seconds
-from interop.formats.registry import get_format
 from interop.formats.risu import lorebook_from_risu_entries, risu_entries_from_lorebook
 from interop.formats.risu.lorebook import export_object
 from interop.formats.risu.module import module_from_book
@@ -34,6 +33,7 @@ from interop.mappings import load
 from interop.model import Lorebook, LorebookEntry
 from interop.model.stash import Stash
 from interop.model.versions import to_v3
+from interop.platform.registry import get_format
 from interop.validation import CARD_REQUIRED
 from tests import strategies
 from tests.conftest import PROJECT_CORPUS, corpus_params, project_files, shared_files

@@ -19,7 +19,7 @@ import pytest
 
 import interop.formats
 from interop import api, mappings
-from interop.formats import registry
+from interop.platform import registry
 from tests.validator import assert_identity, assert_via
 
 NAME = "sample"
@@ -29,7 +29,7 @@ INIT = '''"""Sample app: characters as {"sample": 1, "name", "bio", "hello"}."""
 
 from pathlib import Path
 
-from interop.formats.registry import Platform, register_platform
+from interop.platform.registry import Platform, register_platform
 from interop.mappings import register_table
 
 from ._adapter import FORMATS
@@ -42,9 +42,9 @@ ADAPTER = '''"""Read and write the sample JSON character; field names come from 
 
 from typing import Any
 
-from interop.convert import as_card
+from interop.cardkit.as_kind import as_card
 from interop.document import Document
-from interop.formats.registry import Format, Probe, ReadContext, WriteContext
+from interop.platform.registry import Format, Probe, ReadContext, WriteContext
 from interop.jsonio import dump_json
 from interop.mappings import load
 from interop.model.versions import imported_card, to_v3

@@ -20,8 +20,8 @@ from fastapi.testclient import TestClient
 from interop import read, write
 from interop.catalog import queries as catalog_queries
 from interop.cli import cli
-from interop.formats.registry import writable_formats
 from interop.mappings import FATES
+from interop.platform.registry import writable_formats
 from interop.service import api as service_api
 from interop.service.schemas import ERROR_CODES
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from interop.formats.registry import writable_formats
+from interop.platform.registry import writable_formats
 from interop.service.app import STATIC
 from interop.service.schemas import ERROR_CODES
 

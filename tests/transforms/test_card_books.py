@@ -1,4 +1,4 @@
-"""What every card/lorebook writer writes (interop.transforms.card_books, interop.formats.card_dates): outputs valid
+"""What every card/lorebook writer writes (interop.transforms.card_books, interop.cardkit.card_dates): outputs valid
 under ``validate --strict`` on the real corpus; V3 dates as the numbers the spec requires."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from interop import api
+from interop.cardkit.card_dates import unix_seconds
 from interop.errors import ConversionError
 from interop.fidelity import fidelity_report
 from interop.fidelity.roundtrip import roundtrip
-from interop.formats.card_dates import unix_seconds
 from interop.validation import Problem, validate_document
 from tests.conftest import SHARED_CORPUS, corpus_params, shared_files
 from tests.validator import assert_identity

@@ -11,14 +11,14 @@ import pytest
 from deepdiff import DeepDiff
 
 from interop.api import read, read_bytes, write
+from interop.cardkit.as_kind import as_lorebook
 from interop.containers.risum import read_risum
-from interop.convert import as_lorebook
-from interop.formats.registry import get_platform
 from interop.formats.risu import lorebook_from_risu_entries, risu_entries_from_lorebook
 from interop.formats.sillytavern.model import STEntryExt
 from interop.mappings import load
 from interop.model import Lorebook
 from interop.model.conflict import Conflict
+from interop.platform.registry import get_platform
 from interop.transforms import st_risu
 from interop.transforms.st_risu import decorator_counts, to_risu
 from tests.conftest import corpus_params, shared_files

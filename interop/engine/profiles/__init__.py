@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...errors import InteropError
-from ...formats.registry import get_platform
+from ...platform.registry import get_platform
 from .agnai import AgnaiProfile, AgnaiSettings
 from .base import Profile
 from .ccv3 import CCv3Profile, CCv3Settings

@@ -8,8 +8,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ...errors import ConversionError
-from ...formats.registry import Platform, all_platforms
 from ...model import Lorebook
+from ...platform.registry import Platform, all_platforms
 from ..chat import Chat
 from ..jsvalue import js_trim
 from ..result import EntryInfo, Result

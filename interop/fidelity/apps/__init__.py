@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 
 from ...document import Document
-from ...formats.registry import get_platform
+from ...platform.registry import get_platform
 from . import agnai_check, novelai_check, risu_check, sillytavern_check
 from . import sillytavern as st
 from .verdict import AppVerdict

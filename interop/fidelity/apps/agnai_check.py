@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...document import Document
-from ...formats.registry import get_platform
 from ...mappings import load as load_mapping
+from ...platform.registry import get_platform
 from ..hooks import Finding
 from .card_books import open_verdict
 from .verdict import AppVerdict

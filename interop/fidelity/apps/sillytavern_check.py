@@ -15,8 +15,8 @@ import json
 from typing import Any
 
 from ...document import Document
-from ...formats.registry import get_format, get_platform
 from ...memo import memoized
+from ...platform.registry import get_format, get_platform
 from ..hooks import Finding
 from . import sillytavern as st
 from .verdict import AppVerdict

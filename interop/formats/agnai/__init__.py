@@ -3,8 +3,8 @@ it registers the platform (its lorebook conversion and key hazards) and its form
 
 from __future__ import annotations
 
+from ...platform.registry import Platform, register_platform
 from ...transforms.agnai_keys import key_conflicts
-from ..registry import Platform, register_platform
 from . import character, chat, memory
 
 

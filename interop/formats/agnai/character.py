@@ -23,7 +23,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ...convert import as_card
+from ...cardkit.as_kind import as_card
+from ...cardkit.card_io import card_from_json
 from ...document import Document
 from ...errors import InvalidCardError
 from ...jsonio import dump_json
@@ -32,9 +33,8 @@ from ...mappings import load as load_mapping
 from ...model import V2_SPEC, V3_SPEC, Card, Lorebook
 from ...model.stash import Stash, take
 from ...model.versions import required_defaults, spec_of, to_v2, to_v3
+from ...platform.registry import Format, Probe, ReadContext, WriteContext
 from ...transforms.card_books import card_for
-from ..card_io import card_from_json
-from ..registry import Format, Probe, ReadContext, WriteContext
 from .memory import (
     NAMESPACE,
     STASH,

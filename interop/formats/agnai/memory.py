@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ...convert import as_lorebook
+from ...cardkit.as_kind import as_lorebook
 from ...document import Document
 from ...errors import InvalidCardError
 from ...jsonio import dump_json
@@ -30,8 +30,8 @@ from ...mappings import Level
 from ...mappings import load as load_mapping
 from ...model import Lorebook, as_str_list
 from ...model.stash import Stash, take
+from ...platform.registry import Format, Probe, ReadContext, WriteContext
 from ...transforms.agnai_keys import agnai_key_hazards
-from ..registry import Format, Probe, ReadContext, WriteContext
 
 NAMESPACE = "agnai"
 STASH = "interop_agnai"

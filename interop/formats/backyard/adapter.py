@@ -30,7 +30,7 @@ from ...errors import CorruptInputError, FormatError, InvalidCardError
 from ...jsonio import load_json
 from ...model.entry_limit import check_entries
 from ...model.versions import imported_card
-from ..registry import Format, Probe, ReadContext
+from ...platform.registry import Format, Probe, ReadContext
 
 FORMAT = "byaf"
 NAMESPACE = "backyard"

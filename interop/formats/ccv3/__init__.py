@@ -4,7 +4,7 @@ the platform and its formats (in listing order); the modules inside are private.
 
 from __future__ import annotations
 
-from ..registry import Platform, register_platform
+from ...platform.registry import Platform, register_platform
 from . import card_json, charx_card, lorebook_json, png_card
 
 PLATFORM = register_platform(

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...convert import as_card
+from ...cardkit.as_kind import as_card
+from ...cardkit.card_image import data_url, is_default_avatar, plain_picture, sniff_image
+from ...cardkit.card_io import card_version, read_card_document
 from ...document import Document
 from ...jsonio import dump_json
 from ...model import Card
 from ...model.versions import as_displayed, to_v1, to_v2, to_v3
+from ...platform.registry import Format, Probe, ReadContext, WriteContext
 from ...transforms.card_books import card_for
-from ..card_image import data_url, is_default_avatar, plain_picture, sniff_image
-from ..card_io import card_version, read_card_document
-from ..registry import Format, Probe, ReadContext, WriteContext
 
 
 def _reader(fmt: str):

@@ -23,6 +23,9 @@ import unicodedata
 from collections import Counter
 from typing import Any
 
+from ...cardkit.asset_origin import ORIGINS_MEMBER, load_origins, move, origin, origins_bytes
+from ...cardkit.card_image import sniff_image
+from ...cardkit.card_io import card_from_json
 from ...containers.charx import (
     CARD_JSON,
     ZIP_DEFLATED,
@@ -38,11 +41,8 @@ from ...jsonio import dump_json, load_json
 from ...jsonvalue import json_equal
 from ...model import V3_SPEC
 from ...model.versions import check_spec_version, to_v3
+from ...platform.registry import Format, Probe, ReadContext, WriteContext
 from ...transforms.card_books import card_for
-from ..asset_origin import ORIGINS_MEMBER, load_origins, move, origin, origins_bytes
-from ..card_image import sniff_image
-from ..card_io import card_from_json
-from ..registry import Format, Probe, ReadContext, WriteContext
 
 FORMAT = "charx"
 EMBED = "embeded://"

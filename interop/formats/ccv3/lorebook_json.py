@@ -6,13 +6,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ...cardkit.card_io import first_error
 from ...document import Document
 from ...errors import InvalidCardError
 from ...jsonio import dump_json
 from ...model import LOREBOOK_SPECS, Lorebook
+from ...platform.registry import Format, Probe, ReadContext, WriteContext
 from ...transforms.card_books import book_for
-from ..card_io import first_error
-from ..registry import Format, Probe, ReadContext, WriteContext
 
 
 def lorebook_from_json(value: Any, *, file: str | None = None, location: str | None = None) -> Lorebook:

@@ -26,6 +26,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...cardkit.asset_origin import load_origins, move, origin
+from ...cardkit.card_image import DATA_URL, base_image, main_icon
+from ...cardkit.card_io import read_card_document
 from ...containers.png import (
     CARD_KEYS,
     PNG_SIGNATURE,
@@ -44,11 +47,8 @@ from ...jsonio import dump_json, load_json
 from ...limits import DEFAULT_LIMITS, Limits
 from ...model import Card
 from ...model.versions import spec_of, to_v2, to_v3
+from ...platform.registry import Format, Probe, ReadContext, WriteContext, get_platform
 from ...transforms.card_books import card_for
-from ..asset_origin import load_origins, move, origin
-from ..card_image import DATA_URL, base_image, main_icon
-from ..card_io import read_card_document
-from ..registry import Format, Probe, ReadContext, WriteContext, get_platform
 
 BACKFILL_NOTICE = (
     "This character card is Character Card V3, but it is loaded as a Character Card V2. "

@@ -3,7 +3,7 @@ public face: it registers the platform and its formats (in listing order)."""
 
 from __future__ import annotations
 
-from ..registry import Platform, register_platform
+from ...platform.registry import Platform, register_platform
 from . import containers, lorebook, story_card
 
 PLATFORM = register_platform(

@@ -17,6 +17,8 @@ import binascii
 import copy
 from typing import Any
 
+from ...cardkit.as_kind import as_card, as_lorebook
+from ...cardkit.card_image import base_image
 from ...containers.png import (
     PNG_SIGNATURE,
     TextChunk,
@@ -27,15 +29,13 @@ from ...containers.png import (
     splice_text_chunks,
     text_chunks,
 )
-from ...convert import as_card, as_lorebook
 from ...document import Document
 from ...errors import ConversionError, CorruptInputError, InteropError, InvalidCardError
 from ...jsonio import dump_json, load_json
 from ...limits import Limits
 from ...model import as_str_list
 from ...model.versions import to_v3
-from ..card_image import base_image
-from ..registry import Format, Probe, ReadContext, WriteContext
+from ...platform.registry import Format, Probe, ReadContext, WriteContext
 from .lorebook import check_version, describe_book, lorebook_from_novelai, novelai_from_lorebook
 from .story_card import stashed_wrapper
 

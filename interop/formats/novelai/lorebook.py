@@ -22,14 +22,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ...convert import as_lorebook
+from ...cardkit.as_kind import as_lorebook
 from ...document import Document
 from ...errors import InvalidCardError
 from ...jsonio import dump_json
 from ...mappings import load as load_mapping
 from ...model import Lorebook, LorebookEntry, as_bool, as_str_list
 from ...model.keys import is_regex_key
-from ..registry import Format, Probe, ReadContext, WriteContext
+from ...platform.registry import Format, Probe, ReadContext, WriteContext
 
 NAMESPACE = "novelai"
 KEY_SYNTAX = "slash_regex"

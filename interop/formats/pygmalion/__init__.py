@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..registry import Platform, register_platform
+from ...platform.registry import Platform, register_platform
 from . import adapter
 
 PLATFORM = register_platform(Platform(name="pygmalion", title="Pygmalion JSON", rank=50), *adapter.FORMATS)

@@ -17,7 +17,7 @@ from ...document import Document
 from ...errors import InvalidCardError
 from ...mappings import load
 from ...model.versions import imported_card
-from ..registry import Format, Probe, ReadContext
+from ...platform.registry import Format, Probe, ReadContext
 
 FORMAT = "pygmalion-json"
 NAMESPACE = "pygmalion"

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from functools import partial
 
+from ...platform.registry import Platform, register_platform
 from ...transforms.for_risu import book_losses
-from ..registry import Platform, register_platform
 from . import card, chat, legacy_png, lorebook, module
 from .entries import NS, lorebook_from_risu_entries, risu_entries_from_lorebook
 

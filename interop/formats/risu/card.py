@@ -23,6 +23,9 @@ import copy
 import dataclasses
 from typing import Any
 
+from ...cardkit.asset_origin import ORIGINS_MEMBER, load_origins, move, origins_bytes
+from ...cardkit.card_image import sniff_image
+from ...cardkit.card_io import card_from_json
 from ...containers.charx import (
     CARD_JSON,
     ZIP_DEFLATED,
@@ -40,11 +43,8 @@ from ...limits import DEFAULT_LIMITS, Limits
 from ...mappings import load as load_mapping
 from ...model import Card, Lorebook
 from ...model.versions import check_spec_version, to_v3
+from ...platform.registry import Format, Probe, ReadContext, WriteContext, get_format
 from ...transforms.card_books import card_for
-from ..asset_origin import ORIGINS_MEMBER, load_origins, move, origins_bytes
-from ..card_image import sniff_image
-from ..card_io import card_from_json
-from ..registry import Format, Probe, ReadContext, WriteContext, get_format
 from .describe import describe_risu_book
 from .entries import CARD_ENTRY_FIELDS, NS, lorebook_from_risu_entries, risu_entries_from_lorebook
 from .module import book_from_module, module_assets, module_from_book

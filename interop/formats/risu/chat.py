@@ -24,10 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...document import Document
-from ...errors import InvalidCardError
-from ...model.chat import ChatLog, ChatMessage
-from ..chat_native import (
+from ...cardkit.chat_native import (
     STASH_KEY,
     apply_record,
     chat_stash,
@@ -39,7 +36,10 @@ from ..chat_native import (
     restore_message,
     stringify,
 )
-from ..registry import Format, Probe, ReadContext, WriteContext
+from ...document import Document
+from ...errors import InvalidCardError
+from ...model.chat import ChatLog, ChatMessage
+from ...platform.registry import Format, Probe, ReadContext, WriteContext
 from .entries import lorebook_from_risu_entries, risu_entries_from_lorebook
 
 PLATFORM = "risu"

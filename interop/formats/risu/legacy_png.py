@@ -21,10 +21,10 @@ from typing import Any
 
 import msgpack
 
+from ...cardkit.card_image import sniff_image
 from ...errors import CorruptInputError, InvalidCardError, LimitExceededError
 from ...limits import Limits
 from ...model import Card
-from ..card_image import sniff_image
 from .card import card_from_risu_character
 
 LEGACY_KEYWORD = "risuai"

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...convert import as_lorebook
+from ...cardkit.as_kind import as_lorebook
 from ...document import Document
 from ...errors import InvalidCardError
 from ...jsonio import dump_json
 from ...jsonvalue import ABSENT, json_equal
 from ...model import Lorebook
 from ...model.stash import Stash
-from ..registry import Format, Probe, ReadContext, WriteContext
+from ...platform.registry import Format, Probe, ReadContext, WriteContext
 from .describe import describe_risu_book
 from .entries import (
     BOOK_ABSENT,

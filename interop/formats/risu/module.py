@@ -24,8 +24,8 @@ import re
 import uuid
 from typing import Any
 
+from ...cardkit.as_kind import as_lorebook
 from ...containers.risum import MODULE_TYPE, looks_like_risum, read_risum, write_risum
-from ...convert import as_lorebook
 from ...document import Document
 from ...errors import InvalidCardError
 from ...jsonio import escape_lone_surrogates
@@ -33,7 +33,7 @@ from ...jsonvalue import json_equal
 from ...mappings import load as load_mapping
 from ...model import Lorebook
 from ...model.stash import Stash, take
-from ..registry import Format, Probe, ReadContext, WriteContext
+from ...platform.registry import Format, Probe, ReadContext, WriteContext
 from .describe import describe_risu_book
 from .entries import (
     BOOK_ABSENT,

@@ -17,7 +17,7 @@ through the registry (``get_platform("sillytavern").service(name)``), never by i
 
 from __future__ import annotations
 
-from ..registry import Platform, register_platform
+from ...platform.registry import Platform, register_platform
 from . import chat, files
 from .card import card_book_from_lorebook, sillytavern_card
 from .describe import describe_world

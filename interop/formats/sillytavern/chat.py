@@ -27,10 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...document import Document
-from ...errors import InvalidCardError
-from ...model.chat import ChatLog, ChatMessage
-from ..chat_native import (
+from ...cardkit.chat_native import (
     STASH_KEY,
     apply_record,
     chat_stash,
@@ -47,7 +44,10 @@ from ..chat_native import (
     stash_book,
     stringify,
 )
-from ..registry import Format, Probe, ReadContext, WriteContext
+from ...document import Document
+from ...errors import InvalidCardError
+from ...model.chat import ChatLog, ChatMessage
+from ...platform.registry import Format, Probe, ReadContext, WriteContext
 
 PLATFORM = "sillytavern"
 HEADER_KEYS = ("user_name", "character_name", "create_date", "chat_metadata")

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import PurePath
 
-from ...convert import as_card, as_lorebook
+from ...cardkit.as_kind import as_card, as_lorebook
+from ...cardkit.card_io import card_version, read_card_document
 from ...document import Document
 from ...errors import InvalidCardError
 from ...jsonio import dump_json
 from ...model import Lorebook
-from ..card_io import card_version, read_card_document
-from ..registry import Format, Probe, ReadContext, WriteContext
+from ...platform.registry import Format, Probe, ReadContext, WriteContext
 from .card import sillytavern_card
 from .describe import describe
 from .fields import entry_label

@@ -27,14 +27,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ...convert import as_card
+from ...cardkit.as_kind import as_card
 from ...document import Document
 from ...errors import InteropError, InvalidCardError, LimitExceededError
 from ...mappings import load
 from ...model import CardData
 from ...model.versions import imported_card, to_v3
+from ...platform.registry import Format, Probe, ReadContext, WriteContext
 from ...yamlio import dump_yaml, load_yaml
-from ..registry import Format, Probe, ReadContext, WriteContext
 
 FORMAT = "textgen-yaml"
 NAMESPACE = "textgen"

@@ -3,7 +3,7 @@ and plain ``Name: message`` transcripts (read only). The package's one public fa
 
 from __future__ import annotations
 
-from ..registry import Platform, register_platform
+from ...platform.registry import Platform, register_platform
 from . import adapter
 
 PLATFORM = register_platform(

@@ -18,11 +18,11 @@ import json
 import re
 from typing import Any
 
+from ...cardkit.chat_native import apply_record, chat_text, first_json_line, jsonl_records, native_record, require_chat
 from ...document import Document
 from ...errors import InvalidCardError
 from ...model.chat import CHAT_ROLES, ChatLog, ChatMessage
-from ..chat_native import apply_record, chat_text, first_json_line, jsonl_records, native_record, require_chat
-from ..registry import Format, Probe, ReadContext, WriteContext
+from ...platform.registry import Format, Probe, ReadContext, WriteContext
 
 PLATFORM = "transcript"
 SPEAKER = re.compile(r"^\s*([^:\n{}\[\]]{1,40}):\s?(.*)$")

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from pathlib import PurePath
 
-from . import findings
-from .document import Document
-from .errors import ConversionError
-from .formats.registry import get_format, get_platform
-from .model import V3_SPEC, Card, CardData, Lorebook
-from .model.versions import required_defaults
+from .. import findings
+from ..document import Document
+from ..errors import ConversionError
+from ..model import V3_SPEC, Card, CardData, Lorebook
+from ..model.versions import required_defaults
+from ..platform.registry import get_format, get_platform
 
 
 def as_card(doc: Document) -> Card:

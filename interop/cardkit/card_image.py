@@ -15,7 +15,7 @@ from ..document import Document
 from ..errors import CorruptInputError, InteropError, LimitExceededError
 from ..model import Card
 from ..model.versions import as_displayed
-from .registry import WriteContext
+from ..platform.registry import WriteContext
 
 DEFAULT_AVATAR_SIZE = (400, 600)
 _AVATAR_MAX_BYTES = 16 * 1024  # generated avatars are 3-6 KB

@@ -10,8 +10,8 @@ from ..document import Document
 from ..errors import CorruptInputError, InvalidCardError
 from ..model import V2_SPEC, V3_SPEC, Card
 from ..model.versions import STASH, V1_FIELDS, check_spec_version
+from ..platform.registry import ReadContext
 from .card_image import DATA_URL, data_url_bytes
-from .registry import ReadContext
 
 
 def card_from_json(value: Any, *, file: str | None = None, location: str | None = None) -> Card:

@@ -175,9 +175,9 @@ def unregister_platform(name: str) -> None:
             _ALIASES.pop(alias, None)
 
 
-PLATFORMS_PACKAGE = __name__.rpartition(".")[0]
-"""``interop.formats``: the package whose sub-packages are the platform packages."""
-PLATFORM_PATH: list[str] = [os.path.dirname(__file__)]
+PLATFORMS_PACKAGE = "interop.formats"
+"""The package whose sub-packages are the platform packages (this module sits a layer below it)."""
+PLATFORM_PATH: list[str] = [os.path.join(os.path.dirname(os.path.dirname(__file__)), "formats")]
 """Folders searched for platform packages. ``interop.formats`` uses this very list as its
 ``__path__``, so a folder added to either is both imported from and searched by ``load_all``."""
 ENTRY_POINT_GROUP = "interop.platforms"
