@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from interop.mappings import load
+from interop.model import Lorebook
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -107,3 +108,37 @@ def test_the_shipped_template_is_the_tables_defaults() -> None:
     assert len(template) == 39
     assert list(template) == [f.native for f in table.fields_at("entry") if f.has_default]
     assert template["delayUntilRecursion"] == 0 and type(template["delayUntilRecursion"]) is int
+
+
+def test_every_decorator_column_has_one_knob_row_and_is_named_in_the_risu_table() -> None:
+    """A SillyTavern field given a Risu decorator in the table needs its row in ``st_risu.KNOBS`` (the
+    semantics), and the Risu table's rule for that field names the decorator (its docs)."""
+    from interop.transforms.st_risu import KNOBS
+
+    st, risu = load("sillytavern"), load("risu")
+    with_decorators = [f.native for f in st.with_column("entry", "decorator")]
+    used = [native for knob in KNOBS for native in knob.natives()]
+    assert sorted(used) == sorted(with_decorators)
+    for row in st.with_column("entry", "decorator"):
+        rule = risu.rule_for("risu-lorebook", f"entry.{row.canonical}")
+        assert rule is not None and rule.fate == "translated", row.native
+        for spec in row.decorator:
+            assert f"@@{spec.partition('=')[0]}" in rule.detail, (row.native, spec)
+
+
+def test_key_orders_are_the_writers_orders() -> None:
+    """Agnai's character and Risu's module are written in the table's ``key_order``."""
+    from interop import api
+    from interop.formats.risu.module import module_from_book
+
+    card = {"spec": "chara_card_v3", "spec_version": "3.0", "data": {
+        "name": "Luna", "description": "d", "first_mes": "hi", "tags": ["moon"], "creator": "c", "scenario": "s",
+        "character_book": {"entries": [{"keys": ["a"], "content": "b", "enabled": True, "insertion_order": 1}]},
+    }}  # fmt: skip
+    agnai = json.loads(api.write(api.read_bytes(json.dumps(card).encode(), filename="c.json"), "agnai-character"))
+    order = load("agnai").key_order["card"]
+    assert [k for k in agnai if k in order] == [k for k in order if k in agnai]
+    assert len([k for k in agnai if k in order]) >= 8
+    module = module_from_book(Lorebook.model_validate({"name": "M", "description": "d", "entries": []}))
+    order = load("risu").key_order["module"]
+    assert list(module)[:3] == [k for k in order if k in module][:3]

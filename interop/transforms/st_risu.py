@@ -338,6 +338,10 @@ class Knob(ABC):
     def read(self, found: _FromRisu) -> None:
         """Turn the knob's lines into canonical fields (``found.values``) when they are exact."""
 
+    @abstractmethod
+    def natives(self) -> tuple[str, ...]:
+        """The SillyTavern fields whose ``decorator`` column (mappings/sillytavern.json) this row reads."""
+
     def step(self) -> Step[_ToRisu]:
         return _first_layout(self.write, self.left, self.at, self.loss)
 
@@ -354,6 +358,9 @@ class Disabled(Knob):
     @property
     def name(self) -> str:
         return _by_value(self.native)[True]
+
+    def natives(self) -> tuple[str, ...]:
+        return (self.native,)
 
     def write(self, entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
         if entry.get("enabled") is not False:
@@ -388,6 +395,9 @@ class Switch(Knob):
 
     def _names(self) -> dict[bool, str]:
         return _by_value(self.native)
+
+    def natives(self) -> tuple[str, ...]:
+        return (self.native,)
 
     def write(self, entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
         value = get_path(entry, getattr(layout, self.at))
@@ -428,6 +438,9 @@ class Count(Knob):
     def _gate(self, entry: dict[str, Any], layout: Layout) -> bool:
         return not self.gate or self.gate_ok(get_path(entry, getattr(layout, self.gate)))
 
+    def natives(self) -> tuple[str, ...]:
+        return (self.native,)
+
     def write(self, entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
         value = get_path(entry, getattr(layout, self.at))
         if not (self._gate(entry, layout) and self._exact(value)):
@@ -455,6 +468,9 @@ class SecondaryLogic(Knob):
 
     at: str
     loss: str
+
+    def natives(self) -> tuple[str, ...]:
+        return ("selectiveLogic",)
 
     def write(self, entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
         logic = _logic_code(get_path(entry, layout.logic))
@@ -490,6 +506,9 @@ class AtDepth(Knob):
 
     at: str
     loss: str
+
+    def natives(self) -> tuple[str, ...]:
+        return ("depth", "role")
 
     def write(self, entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
         depth = get_path(entry, layout.depth)
