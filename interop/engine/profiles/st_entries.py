@@ -125,14 +125,14 @@ def _flag(raw: dict[str, Any], name: str) -> bool:
 
 
 def _timed(raw: dict[str, Any], name: str) -> float | None:
-    """``sticky``/``cooldown``/``delay``: None when ST's ``!entry[type]`` test skips it, else the
+    """A timed effect: None when ST's ``!entry[type]`` test skips it, else the
     ``Number()`` ST computes with ("5" is 5; a truthy "0" is 0, "abc" NaN)."""
     value = raw.get(name)
     return js_number(value) if js_truthy(value) else None
 
 
 def _nullable_number(raw: dict[str, Any], name: str) -> float | None:
-    """``entry.scanDepth ?? global``: None for null/missing, else the number ``<=``, ``>`` and
+    """``entry[name] ?? global``: None for null/missing, else the number ``<=``, ``>`` and
     ``slice`` read from it ("1" is 1, true 1, "abc" NaN)."""
     value = raw.get(name)
     return None if value is None else js_number(value)
@@ -182,7 +182,7 @@ def order_quirk(entry: STEntry) -> str:
 
 
 def _optional_bool(raw: dict[str, Any], name: str) -> bool | None:
-    """``entry.x ?? global`` then a truth test."""
+    """``entry[name] ?? global`` then a truth test (null or missing: the global setting)."""
     value = raw.get(name)
     return None if value is None else js_truthy(value)
 
