@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..fidelity import matrix
-from . import engine_fields, formats_table, platforms
+from . import formats_table, platforms
 
 COMMAND = "python -m interop.docs --write"
 """What a stale document tells the reader to run (also named in each generated file's header)."""
@@ -35,7 +35,6 @@ def generated_docs() -> list[GeneratedDoc]:
     docs = [GeneratedDoc(path, lambda _current, text=text: text) for path, text in platforms.rendered().items()]
     docs.append(GeneratedDoc(matrix.DEFAULT_OUTPUT, lambda _current: matrix.render()))
     docs.append(GeneratedDoc(formats_table.README, formats_table.rendered))
-    docs.append(GeneratedDoc(engine_fields.ENGINE_DOC, engine_fields.rendered))
     return docs
 
 
