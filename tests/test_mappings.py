@@ -53,8 +53,8 @@ card_entry = card["data"]["character_book"]["entries"][0]
 loaded = app.load(json.dumps(card).encode())
 print(json.dumps({
     "template": app.TEMPLATE.get("pinToTop", "missing"),
-    "platform_doc": "| entry | `pinToTop` | native position 43; activation engine reads it as `flag`"
-        in platforms.render_platform_doc(load("sillytavern")),
+    "platform_doc": [line for line in platforms.render_platform_doc(load("sillytavern")).splitlines()
+                     if line.startswith("| entry | `pinToTop` |")],
     "template_last": list(app.TEMPLATE)[-1],
     "import": app.FLAT_READS.get("pinToTop"),
     "model": "pin_to_top" in STEntryExt.model_fields,
@@ -97,7 +97,10 @@ def test_a_new_setting_is_typed_read_by_the_engine_and_counted_by_inspect(derive
     assert derived["model"] is True
     assert derived["engine"] is True and derived["engine_off"] is False  # "0" is truthy in JavaScript
     assert derived["flags"] == {"pinToTop": 1}
-    assert derived["platform_doc"] is True
+    assert derived["platform_doc"] == [
+        "| entry | `pinToTop` | native position 43; counted as a flag by `interop inspect`; "
+        "activation engine reads it as `flag`; canonical type `bool` |"
+    ]
 
 
 def test_a_new_setting_travels_through_the_adapter(derived: dict[str, Any]) -> None:
