@@ -16,7 +16,8 @@ the median times, the speed-up and PASS/FAIL against the targets
 The per-turn target is checked on CPU time (``time.process_time``): on this shared
 2-CPU machine other sessions' load inflates wall time; both are printed.
 
-Run: ``python benchmarks/activate.py [--entries N] [--messages N] [--repeat N] [--write-data DIR]``.
+Run from the repository root (the reference loop is a test module, ``tests/engine/st_reference.py``):
+``PYTHONPATH=. python benchmarks/activate.py [--entries N] [--messages N] [--repeat N] [--write-data DIR]``.
 ``--write-data DIR`` also saves the world and the chat (``DIR/bench.json``, ``DIR/bench.jsonl``) so one
 scan can be run and timed from the command line:
 ``interop activate DIR/bench.json --chat DIR/bench.jsonl --last --time --setting max_context=32768``.
@@ -34,11 +35,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from interop.engine import Chat, ChatState, Message, STSettings
-from interop.engine.profiles.sillytavern import SillyTavernProfile, STPool
-from interop.engine.profiles.st_reference import ReferenceScan
-from interop.engine.profiles.st_scan import STScan
-from interop.engine.tokenizers import ApproxTokenizer
+from interop.activation.tokenizers import ApproxTokenizer
+from interop.engine import Chat, ChatState, Message
+from interop.formats.sillytavern.activation import SillyTavernProfile, STPool, STSettings
+from interop.formats.sillytavern.activation.scan import STScan
+from tests.engine.st_reference import ReferenceScan
 
 TARGET_MS = 50.0
 TARGET_SPEEDUP = 20.0
@@ -156,9 +157,8 @@ def run_once(
     scan_class: type[STScan], pool: STPool, chat: Chat, settings: STSettings, seed: int
 ) -> tuple[float, float, Any]:
     """(wall ms, CPU ms, result) of one turn, request log included."""
-    profile = SillyTavernProfile()
     wall, cpu = time.perf_counter(), time.process_time()
-    result = scan_class(profile, pool, chat, settings, ChatState(), random.Random(seed), ApproxTokenizer()).run()
+    result = scan_class(pool, chat, settings, ChatState(), random.Random(seed), ApproxTokenizer()).run()
     _ = result.log  # the request log is part of the work
     return (time.perf_counter() - wall) * 1000, (time.process_time() - cpu) * 1000, result
 

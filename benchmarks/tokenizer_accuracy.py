@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from interop.engine.tokenizers import ApproxTokenizer, CharsTokenizer, Tokenizer
+from interop.activation.tokenizers import ApproxTokenizer, CharsTokenizer, Tokenizer
 
 REPO = Path(__file__).resolve().parents[1]
 FIELDS = {"content", "description", "first_mes", "personality", "scenario", "mes_example", "text", "entry"}

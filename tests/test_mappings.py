@@ -38,8 +38,8 @@ from interop.mappings import register_table
 register_table(Path(sys.argv[1]))
 
 from interop import api
-from interop.engine.profiles.st_entries import STEntry
-from interop.fidelity.apps import sillytavern as app
+from interop.formats.sillytavern import app_load as app
+from interop.formats.sillytavern.activation import STEntry
 from interop.platform.registry import get_format
 from interop.docs import platforms
 from interop.formats.sillytavern.model import STEntryExt

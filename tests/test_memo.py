@@ -9,8 +9,8 @@ import pytest
 
 from interop.api import read_bytes, write
 from interop.fidelity import fidelity_report
-from interop.fidelity.apps import sillytavern_check
 from interop.formats import get_platform, sillytavern
+from interop.formats.sillytavern import app_model as sillytavern_check
 from interop.memo import document_scope, memoized
 
 CARD = Path(__file__).resolve().parent.parent / "corpus" / "cards" / "ilse_v2_st_mirror.json"
@@ -75,7 +75,7 @@ def test_a_scope_changes_no_output_and_no_report(monkeypatch: pytest.MonkeyPatch
         calls["settings"] += 1
         return real_settings(*args, **kwargs)
 
-    # card_books reaches SillyTavern's function through the registry, so patch it there.
+    # card_for_target reaches SillyTavern's function through the registry, so patch it there.
     monkeypatch.setitem(get_platform("sillytavern").services, "st_readable_book", book)
     monkeypatch.setattr(sillytavern_check, "source_settings", settings)
     doc = read_bytes(data, filename=CARD.name)

@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 
 from interop.api import detect, read_bytes, write
+from interop.appmodel.paths import render
 from interop.document import Document
 from interop.errors import ConversionError
 from interop.fidelity.containers import container_paths
-from interop.fidelity.paths import render
 from interop.fidelity.roundtrip import Leg, document_changes, roundtrip
 from interop.fidelity.view import leaves, view_of
 from interop.jsonvalue import json_equal

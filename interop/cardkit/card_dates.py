@@ -7,7 +7,7 @@ src/endpoints/characters.js, never reads ``data.creation_date``), and RisuAI cop
 (``importCharacterCardSpec``, src/ts/characterCards.ts:
 ``char.creation_date = card.data.creation_date ?? 0``, a field it types as a number).
 
-So a cross-format write into a V3 card (``card_books.card_for``) writes the number (parsed
+So a cross-format write into a V3 card (``card_for_target.card_for``) writes the number (parsed
 with ``datetime.fromisoformat``; a string without a zone is taken as UTC) and records the
 original in ``data.extensions.interop.dates``: ``{"format": <source format>, "text": {field:
 string}}``. Writing that card back into the recorded format puts the string back (the number

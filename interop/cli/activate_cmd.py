@@ -9,12 +9,12 @@ from typing import Any
 
 import click
 
-from ..engine import PROFILES, chat_from_bytes, load_chat, simulate
+from ..activation.result import Result
+from ..activation.tokenizers import CharsTokenizer
+from ..engine import app_profile_names, chat_from_bytes, load_chat, profile_names, simulate
 from ..engine.chat import GENERATION_TYPES, Chat
-from ..engine.result import Result
 from ..engine.sidebyside import SideBySide, setting_names, settings_with, side_by_side
 from ..engine.sources import book_from_bytes, load_book
-from ..engine.tokenizers import CharsTokenizer
 from ..errors import InteropError, LimitExceededError
 from ..jsonio import escape_lone_surrogates
 from .common import STDIO, InputPath, current_limits, read_stdin
@@ -93,7 +93,7 @@ def profile_settings(platform: str, overrides: tuple[str, ...]) -> Any:
 )
 @click.option(
     "--platform",
-    type=click.Choice([*sorted(PROFILES), "all"]),
+    type=click.Choice([*sorted(profile_names()), "all"]),
     default="sillytavern",
     show_default=True,
     help="Whose activation rules to apply; 'all': every app's side by side (the last turn), as the web page does.",
@@ -172,7 +172,7 @@ def command(
     if platform == "all":
         if turn is not None or last or overrides or all_turns or show_time or tokenizer != TOKENIZERS[0]:
             raise click.UsageError("--platform all compares the last turn with default settings only")
-        apps = [p for p in PROFILES if p != "ccv3"]  # ccv3 is the spec, not an app (as the web page)
+        apps = app_profile_names()  # ccv3 is the spec, not an app (as the web page)
         compared = side_by_side({p: _load_books(books, p, stdin_book) for p in apps}, chat, seed=seed)
         _print_side_by_side(compared, as_json, trace)
         return

@@ -3,11 +3,15 @@
 ``evaluate(books, chat, platform)`` returns the entries injected for one prompt
 and a request log saying why every entry fired or not; ``simulate`` runs every
 turn of a chat with per-chat state; ``compare_behaviour`` checks that a migrated
-lorebook fires the same entries on its target platform.
+lorebook fires the same entries on its target platform. Each platform's semantics live in
+its package (``Platform.profile``), built on ``interop.activation``; the engine drives them.
 """
 
 from __future__ import annotations
 
+from ..activation.result import Activation, EntryInfo, LogRecord, Reason, Result
+from ..activation.state import ChatState
+from ..activation.tokenizers import ApproxTokenizer, CharsTokenizer, EncodingTokenizer, Tokenizer, as_tokenizer
 from .chat import (
     Character,
     Chat,
@@ -20,30 +24,15 @@ from .chat import (
     load_chat,
     read_chat_bytes,
 )
-from .compare import BehaviourDifference, compare_behaviour
-from .profiles import (
-    PROFILES,
-    AgnaiSettings,
-    CCv3Settings,
-    RisuSettings,
-    STBook,
-    STSettings,
-    get_profile,
-    platform_profile,
-)
-from .result import Activation, EntryInfo, LogRecord, Reason, Result
+from .firing_diff import BehaviourDifference, compare_behaviour
+from .platform_profiles import app_profile_names, find_profile, get_profile, profile_names
 from .run import evaluate, simulate
 from .sources import load_book, load_books, native_kind
-from .state import ChatState
-from .tokenizers import ApproxTokenizer, CharsTokenizer, EncodingTokenizer, Tokenizer, as_tokenizer
 
 __all__ = [
-    "PROFILES",
     "Activation",
-    "AgnaiSettings",
     "ApproxTokenizer",
     "BehaviourDifference",
-    "CCv3Settings",
     "Character",
     "CharsTokenizer",
     "Chat",
@@ -54,10 +43,8 @@ __all__ = [
     "Message",
     "Reason",
     "Result",
-    "RisuSettings",
-    "STBook",
-    "STSettings",
     "Tokenizer",
+    "app_profile_names",
     "as_tokenizer",
     "chat_from_bytes",
     "chat_from_jsonl",
@@ -66,12 +53,13 @@ __all__ = [
     "chat_from_transcript",
     "compare_behaviour",
     "evaluate",
+    "find_profile",
     "get_profile",
     "load_book",
     "load_books",
     "load_chat",
     "native_kind",
-    "platform_profile",
+    "profile_names",
     "read_chat_bytes",
     "simulate",
 ]

@@ -7,12 +7,12 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from .chat import Chat
-from .jsregex import regex_budget
-from .profiles import get_profile
-from .result import Result
-from .state import ChatState
-from .tokenizers import as_tokenizer
+from ..activation.chat import Chat
+from ..activation.jsregex import regex_budget
+from ..activation.result import Result
+from ..activation.state import ChatState
+from ..activation.tokenizers import as_tokenizer
+from .platform_profiles import get_profile
 
 
 def evaluate(

@@ -15,12 +15,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..activation.chat import Chat
+from ..activation.jsregex import regex_budget
+from ..activation.result import LogRecord, Result
 from ..errors import InteropError
-from .chat import Chat
-from .compare import pair_entries
-from .jsregex import regex_budget
-from .profiles import get_profile
-from .result import LogRecord, Result
+from .firing_diff import pair_entries
+from .platform_profiles import get_profile
 from .run import simulate
 
 

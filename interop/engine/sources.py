@@ -18,6 +18,7 @@ from ..errors import ConversionError
 from ..io import read_limited
 from ..limits import DEFAULT_LIMITS, Limits
 from ..platform.registry import Platform, Probe, all_platforms, check_size
+from .platform_profiles import find_profile
 
 
 def native_platform(obj: Any) -> Platform | None:
@@ -48,7 +49,8 @@ def book_from_bytes(data: bytes, filename: str, platform: str, *, limits: Limits
     probe = Probe(data, filename, limits)
     obj = probe.json
     native = native_platform(obj) if obj is not None else None
-    if native is not None and native.engine_profile == platform:  # already what the profile reads
+    if native is not None and native.profile is not None and native.profile is find_profile(platform):
+        # already what the profile reads
         return (stem, obj)
     doc = read_probe(probe)
     book = doc.book

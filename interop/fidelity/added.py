@@ -12,7 +12,7 @@ import json
 from collections import Counter
 from typing import Any
 
-from .paths import Path, render
+from ..appmodel.paths import Path, render
 from .view import CanonicalView
 
 _rendered = functools.lru_cache(maxsize=4096)(render)

@@ -15,16 +15,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..document import Document
-from ..engine import compare_behaviour, platform_profile
+from ..engine import compare_behaviour, find_profile
 from .items import FidelityItem
 
 SHOWN_TURNS = 3
 
 
 def engine_platform(format_platform: str) -> str | None:
-    """The activation profile that models a format's platform (its ``Platform.engine_profile``;
+    """The platform whose activation profile models a format's platform (its ``Platform.profile``;
     None: no profile, e.g. NovelAI)."""
-    return platform_profile(format_platform)
+    return format_platform if find_profile(format_platform) is not None else None
 
 
 def behaviour_items(

@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from deepdiff import DeepDiff
 
-from .paths import Path, render
+from ..appmodel.paths import Path, render
 from .view import MISSING, CanonicalView
 
 ChangeKind = Literal["removed", "changed", "added"]

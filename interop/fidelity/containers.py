@@ -11,11 +11,11 @@ import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from ..appmodel.paths import Path
 from ..containers.png import is_png, iter_chunks
 from ..errors import InteropError
 from ..mappings import Fate
 from .compare import shown_uri
-from .paths import Path
 from .view import CanonicalView
 
 

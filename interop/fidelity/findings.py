@@ -12,15 +12,12 @@ silent.
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from ..appmodel.paths import render
 from ..findings import FATE_ORDER, FATE_RANK, TABLE_FATES, TABLE_NAMES, Fate, Finding, Journal, worst
 from ..mappings import Fate as TableFate
 from .hooks import Finding as HazardFinding
-from .paths import render
-
-if TYPE_CHECKING:
-    from .report import FidelityReport
 
 __all__ = [
     "FATE_ORDER",
@@ -94,7 +91,15 @@ def added_lines(findings: list[Finding]) -> list[str]:
     return lines
 
 
-def fold_added(report: FidelityReport, journal: Journal) -> None:
+class AddedLines(Protocol):
+    """What ``fold_added`` writes into: a ``FidelityReport`` (named by shape, not imported, so this
+    module stays below report.py with no import cycle, type-only ones included)."""
+
+    added: list[str]
+    warnings: list[str]
+
+
+def fold_added(report: AddedLines, journal: Journal) -> None:
     """The journal's additions in ``report.added`` (a field the read-back comparison found already
     stays as it is); an addition that is no field (a whole new card) is also a warning."""
     added = journal.by_fate("added")

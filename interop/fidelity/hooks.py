@@ -14,22 +14,13 @@ installed without ``hazards``).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any, cast
 
+from ..appmodel.verdict import Finding
 from ..document import Document
 from ..mappings import FATES, Fate
 from ..model.conflict import Conflict
 from ..platform.registry import get_platform
-from .paths import Path
-
-
-@dataclass(frozen=True)
-class Finding:
-    path: Path
-    fate: Fate
-    detail: str
-
 
 Hook = Callable[[Document, str, "Document | None"], Iterable[Finding]]
 _HOOKS: dict[str, list[Hook]] = {}

@@ -82,7 +82,7 @@ The report is computed from the data, not from a list:
 8. Fields the output has and the source lacked (the V3-required entry fields, an empty card's
    required fields, ...) are listed with their values in `report.added`
    (`entry.enabled = true (18 entries)`): they are not source fields, so they have no item.
-   Every card writer adds them (`card_books.card_for`), so each output passes `validate --strict`,
+   Every card writer adds them (`card_for_target.card_for`), so each output passes `validate --strict`,
    with the value the app would apply: SillyTavern's for `ccv3`, `png`, `charx`, `ccv2`,
    `character_book`, `lorebook_v3` (with ST's flat entry keys); RisuAI's own export values
    for `risu-charx` (`createBaseV3`: `enabled: true`, `insertion_order`, `use_regex: false`),

@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..appmodel.paths import render
 from ..mappings import FATES, fate_label
 from .entrydiff import DocumentDiff, entry_label
 from .groups import INDEX, SHOWN_ORDER, WIDTH, Group, group_items, sectioned, wrap
-from .paths import render
 from .report import FidelityItem, FidelityReport
 
 if TYPE_CHECKING:

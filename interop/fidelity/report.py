@@ -23,6 +23,7 @@ except ImportError:  # optional: the stdlib writes the same JSON, slower
     orjson = None  # type: ignore[assignment]
 
 from ..api import detect_all, read_bytes, write_with_journal
+from ..appmodel.paths import Path, PathCache, pattern_segments, render
 from ..cardkit.card_dates import DATE_FIELDS, record_of
 from ..document import Document
 from ..errors import FormatError, InteropError
@@ -39,7 +40,6 @@ from .findings import Journal, fold_added, hazard_findings
 from .hooks import Finding, findings
 from .items import FidelityItem
 from .names import entry_names
-from .paths import Path, PathCache, pattern_segments, render
 from .rules import FATE_ORDER, RuleBook, rule_book
 from .view import MISSING, CanonicalView, leaves
 from .world_readback import found_in_world

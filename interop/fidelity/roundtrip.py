@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..api import read_bytes, write
+from ..appmodel.paths import render
 from ..document import Document
 from ..errors import ConversionError
 from ..platform.registry import get_format
 from .compare import Change, all_changes
 from .compared import Compared
 from .containers import compare_containers
-from .paths import render
 from .report import FidelityReport, fidelity_report, read_back
 from .view import CanonicalView, view_of
 

@@ -13,13 +13,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..appmodel.paths import Path
 from ..cardkit.as_kind import mapped_card
 from ..cardkit.card_dates import restored_dates
 from ..document import Document
 from ..model import Card
 from ..model.versions import STASH, spec_of, to_v3
 from ..transforms.risu_card_line import CARD_TEXT, strip_card_line
-from .paths import Path
 
 _MISSING: Any = object()
 _FORMAT_LABELS = ("spec", "spec_version")

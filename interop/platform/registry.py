@@ -20,6 +20,8 @@ from importlib.metadata import entry_points
 from pathlib import PurePath
 from typing import Any
 
+from ..activation.profile import Profile
+from ..appmodel.verdict import AppModel
 from ..containers.charx import member_names
 from ..document import Document, Kind
 from ..errors import CorruptInputError, InteropError, LimitExceededError
@@ -126,14 +128,21 @@ class Platform:
     """Native lorebook object -> canonical ``Lorebook``."""
     native_book_kind: Callable[[Any], bool] | None = None
     """True when a parsed JSON value already has this platform's native lorebook shape."""
-    engine_profile: str | None = None
-    """Name of the activation-engine profile that simulates this platform's lorebooks
-    (``interop activate --platform``; ``interop.engine.PROFILES``), None when none does (NovelAI).
-    A name, not the profile: profiles sit in the engine, above the platform packages."""
+    profile: Profile | None = None
+    """The activation profile that simulates this platform's lorebooks (``interop activate --platform``;
+    the engine finds it here), None when none does (NovelAI). Built in the platform package on the
+    shared runtime ``interop.activation``; a fork of an app may register the app's profile object."""
     hazards: Callable[[Any], Any] | None = None
     """Canonical ``Lorebook`` -> ``Conflict`` records: what the app would read differently (fidelity)."""
     services: dict[str, Callable[..., Any]] = field(default_factory=dict)
     """Named functions other layers may call by name through the registry (never by module path)."""
+    app_check: AppModel | None = None
+    """The app's import model (``interop.appmodel.AppModel``, built in the platform package's
+    ``app_model.py``): what the application loads from a converted file, compared with the source
+    (the fidelity report's app verdicts, docs/fidelity.md "What each app loads"); None when none."""
+    generic: bool = False
+    """A family of generic spec formats rather than one app's (CCv3): a conversion into it is judged
+    by the source platform's app model."""
 
     def service(self, name: str) -> Callable[..., Any] | None:
         return self.services.get(name)

@@ -21,6 +21,8 @@ from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 
+from ..activation.jsregex import regex_budget
+from ..activation.tokenizers import ApproxTokenizer
 from ..api import read_bytes, writable_format, write
 from ..cardkit.card_image import main_icon
 from ..catalog import queries as catalog_queries
@@ -31,11 +33,9 @@ from ..catalog.search import search_entries
 from ..containers.charx import find_zip, read_zip
 from ..conversion import convert_document, output_name, strict_reason
 from ..document import Document
-from ..engine import PROFILES, get_profile, read_chat_bytes
-from ..engine.jsregex import regex_budget
+from ..engine import app_profile_names, get_profile, profile_names, read_chat_bytes
 from ..engine.sidebyside import side_by_side
 from ..engine.sources import book_from_bytes
-from ..engine.tokenizers import ApproxTokenizer
 from ..errors import (
     CatalogError,
     ConversionError,
@@ -78,9 +78,6 @@ from .schemas import (
 )
 from .security import Unauthorized, require_token
 from .uploads import SpooledUpload, Upload, content_disposition, media_type, read_upload, spooled_upload
-
-PLAYGROUND_PLATFORMS = tuple(p for p in PROFILES if p != "ccv3")
-"""The profiles the playground compares when none is named: every app's (ccv3 is the spec, not an app)."""
 
 # SafeJSONResponse: lone surrogates in card text are escaped, not a 500.
 router = APIRouter(prefix="/api/v1", responses=READ_ERRORS, default_response_class=SafeJSONResponse)
@@ -293,7 +290,7 @@ def formats() -> dict[str, Any]:
         }
         for app in APPS
     ]
-    return {"formats": [_format_row(f) for f in all_formats()], "platforms": sorted(PROFILES), "apps": apps}
+    return {"formats": [_format_row(f) for f in all_formats()], "platforms": sorted(profile_names()), "apps": apps}
 
 
 def writable_targets(doc: Document) -> list[str]:
@@ -569,10 +566,12 @@ def activate(
     budget: Annotated[int | None, Form(ge=0, le=1_000_000, description="Token budget for injected entries.")] = None,
 ) -> dict[str, Any]:
     limits = limits_of(request)
-    platforms = platform or list(PLAYGROUND_PLATFORMS)
+    # Default: every app's profile (ccv3 is the spec, not an app).
+    platforms = platform or app_profile_names()
+    known = profile_names()
     for name in platforms:
-        if name not in PROFILES:
-            raise InteropError(f"unknown platform {name!r}; choose from {', '.join(sorted(PROFILES))}")
+        if name not in known:
+            raise InteropError(f"unknown platform {name!r}; choose from {', '.join(sorted(known))}")
     uploads = [read_upload(f, limits) for f in book or []]
     if chat is not None:
         chat_upload = read_upload(chat, limits)

@@ -8,7 +8,7 @@ import json
 import os
 from dataclasses import dataclass
 
-from ..engine.jsregex import DEFAULT_BUDGET
+from ..activation.jsregex import DEFAULT_BUDGET
 from ..errors import InteropError
 from ..limits import DEFAULT_LIMITS, Limits, MiB
 

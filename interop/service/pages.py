@@ -11,9 +11,10 @@ from fastapi.templating import Jinja2Templates
 
 from .. import __version__
 from ..catalog.queries import ItemRef
+from ..engine import app_profile_names
 from ..mappings import FATES
 from ..platform.registry import writable_formats
-from .api import APPS, PLAYGROUND_PLATFORMS
+from .api import APPS
 
 STATIC = Path(__file__).parent / "static"
 
@@ -30,7 +31,7 @@ def _context(request: Request, page: str, **extra: Any) -> dict[str, Any]:
         "root": request.scope.get("root_path", "").rstrip("/"),
         "version": __version__,
         "targets": sorted((f.name, f.kind, f.title) for f in writable_formats()),
-        "platforms": list(PLAYGROUND_PLATFORMS),
+        "platforms": app_profile_names(),  # the playground compares every app by default
         "apps": APPS,
         # The playground names apps as people know them (RisuAI, not risu).
         "app_labels": {app.id: app.label for app in APPS},

@@ -101,7 +101,7 @@ class EntryView(BaseModel):
     content: str
     enabled: bool
     constant: bool
-    tokens: int = Field(description="Estimated cl100k tokens of the content (interop.engine.tokenizers).")
+    tokens: int = Field(description="Estimated cl100k tokens of the content (interop.activation.tokenizers).")
 
 
 class ContentView(BaseModel):

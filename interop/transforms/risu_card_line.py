@@ -1,6 +1,6 @@
 """A Risu-disabled entry in a card: the ``@@dont_activate`` line goes back into its content.
 
-Card writers for apps that read entry extensions (``card_books.book_for``) prepend the line;
+Card writers for apps that read entry extensions (``card_for_target.book_for``) prepend the line;
 the Risu reader and the fidelity view remove it again through the record it leaves.
 """
 

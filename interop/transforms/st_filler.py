@@ -106,7 +106,7 @@ def drop_st_filler(entry: dict[str, Any], record: Any) -> None:
     probe = _before_st(entry, record)
     if probe is None:
         return
-    # What a card writer records for the way back to a world (card_books: the V3 fields it added,
+    # What a card writer records for the way back to a world (card_for_target: the V3 fields it added,
     # the world entry's own extension keys) is not ST's template either: compared without it; the
     # added fields themselves stay (Risu's own card export writes them too).
     ns = get_path(entry, "extensions.sillytavern.entry")

@@ -6,8 +6,9 @@ Prompt lines, newest first (age): 0 "Alex: Where can I find Roderick? ... KRAKEN
 
 from __future__ import annotations
 
-from interop.engine import AgnaiSettings, evaluate
-from interop.engine.result import Reason
+from interop.activation.result import Reason
+from interop.engine import evaluate
+from interop.formats.agnai.activation import AgnaiSettings
 from tests.engine.scenario import book, chat, outcome, words
 
 A = "agnai_harbor"

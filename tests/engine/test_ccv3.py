@@ -6,9 +6,9 @@ Book: scan_depth 2, token_budget 40, recursive_scanning false. Messages newest f
 
 from __future__ import annotations
 
+from interop.activation.result import Reason
 from interop.engine import evaluate, simulate
 from interop.engine.chat import Chat, Message
-from interop.engine.result import Reason
 from interop.model import Lorebook, LorebookEntry
 from tests.engine.scenario import book, chat, outcome, words
 

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from interop.engine import STSettings, evaluate, get_profile, load_book, native_kind
+from interop.activation.state import ChatState
+from interop.activation.tokenizers import ApproxTokenizer
+from interop.engine import evaluate, get_profile, load_book, native_kind
 from interop.engine.chat import Chat, Message
-from interop.engine.profiles.sillytavern import SillyTavernProfile
-from interop.engine.profiles.st_reference import ReferenceScan
-from interop.engine.profiles.st_scan import STScan
-from interop.engine.state import ChatState
-from interop.engine.tokenizers import ApproxTokenizer
+from interop.formats.sillytavern.activation import SillyTavernProfile, STSettings
+from interop.formats.sillytavern.activation.scan import STScan
 from tests.conftest import corpus_params, shared_files
+from tests.engine.st_reference import ReferenceScan
 from tests.validator import corpus_pairs
 
 WORLDS = shared_files("st-worldinfo")
@@ -47,7 +47,7 @@ def test_fast_scan_matches_reference_loop(path: Path, settings: STSettings) -> N
     pool = profile.prepare([(path.stem, world)], settings)
     runs = []
     for scan in (STScan, ReferenceScan):
-        result = scan(profile, pool, chat, settings, ChatState(), random.Random(5), ApproxTokenizer()).run()
+        result = scan(pool, chat, settings, ChatState(), random.Random(5), ApproxTokenizer()).run()
         runs.append(([a.entry_id for a in result.activated], sorted(r.entry_id for r in result.log if r.fired)))
     assert runs[0] == runs[1]
     assert len(result.log) == len(pool.entries)

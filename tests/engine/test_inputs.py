@@ -11,7 +11,7 @@ from interop.engine.chat import Chat
 from interop.engine.sources import book_from_bytes
 from interop.errors import InteropError, InvalidCardError, LimitExceededError
 from interop.limits import Limits
-from interop.platform.registry import Platform, register_platform, unregister_platform
+from interop.platform.registry import Platform, get_platform, register_platform, unregister_platform
 from tests.engine.scenario import CHATS
 
 
@@ -67,7 +67,7 @@ def test_native_shape_comes_from_the_platform() -> None:
         name="sample-native",
         title="Sample",
         native_book_kind=lambda obj: obj == {"sample": []},
-        engine_profile="sample-native",  # the profile that reads its native books as they are
+        profile=get_platform("sillytavern").profile,  # a profile that reads its native books as they are
     )
     register_platform(sample)
     try:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 import time
 
+from interop.activation.jsregex import DEFAULT_BUDGET, BudgetSpent, compile_js, regex_budget
 from interop.engine import evaluate
 from interop.engine.chat import Chat, Message
-from interop.engine.jsregex import DEFAULT_BUDGET, BudgetSpent, compile_js, regex_budget
 from interop.engine.sidebyside import side_by_side
 from interop.engine.sources import book_from_bytes
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from interop.engine import CCv3Settings, RisuSettings, STSettings, evaluate
+from interop.activation.result import Reason
+from interop.engine import evaluate
 from interop.engine.chat import Chat, Message
-from interop.engine.result import Reason
+from interop.formats.ccv3.activation import CCv3Settings
+from interop.formats.risu.activation import RisuSettings
+from interop.formats.sillytavern.activation import STSettings
 from interop.model import Lorebook, LorebookEntry
 
 EVIL = "(x+x+)+y"

@@ -6,10 +6,10 @@ default scan depth 5 slices from index 3 - 5 = -2, i.e. only the last two messag
 
 from __future__ import annotations
 
-from interop.engine import RisuSettings, evaluate, simulate
+from interop.activation.result import Reason
+from interop.engine import evaluate, simulate
 from interop.engine.chat import Chat, Message
-from interop.engine.profiles.risu import migrate_entry
-from interop.engine.result import Reason
+from interop.formats.risu.activation import RisuSettings, migrate_entry
 from tests.engine.scenario import book, chat, fired, outcome, words
 
 R = "risu_harbor"

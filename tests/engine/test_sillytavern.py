@@ -10,8 +10,9 @@ Default settings are the shipped settings.json (§1.4): depth 2, whole words and
 
 from __future__ import annotations
 
-from interop.engine import STSettings, evaluate, simulate
-from interop.engine.result import Reason
+from interop.activation.result import Reason
+from interop.engine import evaluate, simulate
+from interop.formats.sillytavern.activation import STSettings
 from tests.engine.scenario import book, chat, fired, outcome, words
 
 M = "st_matching"
@@ -248,7 +249,7 @@ def test_every_entry_is_logged_once() -> None:
 
 
 def test_st_decorator_parser() -> None:
-    from interop.engine.profiles.sillytavern import parse_st_decorators
+    from interop.formats.sillytavern.activation.profile import parse_st_decorators
 
     # §7 step 2: known decorators collected; a prefix test makes @@activate_only_after "known" but
     # it never equals "@@activate"; @@@ lines only follow an unknown decorator
@@ -260,7 +261,7 @@ def test_st_decorator_parser() -> None:
 
 
 def test_object_values_order_and_settings_json() -> None:
-    from interop.engine.profiles.sillytavern import js_object_values_order
+    from interop.formats.sillytavern.activation.profile import js_object_values_order
 
     assert [k for k, _ in js_object_values_order({"b": 1, "10": 2, "2": 3, "01": 4})] == ["2", "10", "b", "01"]
     settings = STSettings.from_settings_json(

@@ -12,12 +12,12 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from interop.activation.state import ChatState
+from interop.activation.tokenizers import ApproxTokenizer
 from interop.engine.chat import Character, Chat, Message
-from interop.engine.profiles.sillytavern import SillyTavernProfile, STSettings
-from interop.engine.profiles.st_reference import ReferenceScan
-from interop.engine.profiles.st_scan import STScan
-from interop.engine.state import ChatState
-from interop.engine.tokenizers import ApproxTokenizer
+from interop.formats.sillytavern.activation import SillyTavernProfile, STSettings
+from interop.formats.sillytavern.activation.scan import STScan
+from tests.engine.st_reference import ReferenceScan
 
 WORDS = ["tide", "Tide", "gull", "gulls", "red sails", "kraken-bell", "港口", "{{char}}", "/gul+s?/i", "ferry"]
 WORDS += [" ", "tide\ufeff", "/\\1/", "/k/i"]  # blank, BOM-trimmed, octal and case-folding keys (issue 12)
@@ -93,7 +93,7 @@ def test_fast_scan_equals_reference(
         rng = random.Random(seed)
         turns = []
         for count in range(1, len(messages) + 1):  # every prefix: timed effects carry over
-            result = scan(profile, pool, chat.prefix(count), config, state, rng, ApproxTokenizer()).run()
+            result = scan(pool, chat.prefix(count), config, state, rng, ApproxTokenizer()).run()
             turns.append(
                 (
                     [a.entry_id for a in result.activated],

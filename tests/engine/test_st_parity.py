@@ -13,11 +13,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from interop.engine import STSettings, evaluate, simulate
+from interop.activation.result import Reason
+from interop.activation.tokenizers import CharsTokenizer
+from interop.engine import evaluate, simulate
 from interop.engine.chat import Character, Chat, Message, chat_from_records
-from interop.engine.profiles.sillytavern import STBook
-from interop.engine.result import Reason
-from interop.engine.tokenizers import CharsTokenizer
+from interop.formats.sillytavern.activation import STBook, STSettings
 from tests.engine.scenario import fired
 
 GREETING = Message("Mira", "assistant", "Welcome to Vellmar.", greeting=True)

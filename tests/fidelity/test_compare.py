@@ -9,8 +9,8 @@ from deepdiff import DeepDiff
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from interop.appmodel.paths import Path
 from interop.fidelity.compare import all_changes, changed_fields, describe_change, strict_equal
-from interop.fidelity.paths import Path
 from interop.fidelity.view import MISSING, CanonicalView, leaves
 
 # Few keys and values so that two random trees overlap a lot.

@@ -26,12 +26,12 @@ from typing import Any
 import pytest
 
 from interop.api import read
+from interop.appmodel.paths import render
 from interop.cardkit.as_kind import mapped_card
 from interop.conversion import convert_document
 from interop.document import Document
 from interop.errors import ConversionError
 from interop.fidelity import FidelityReport
-from interop.fidelity.paths import render
 from interop.fidelity.report import read_back
 from interop.model.versions import to_v3
 from interop.platform.registry import writable_formats

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from interop.fidelity.paths import pattern_form, render
+from interop.appmodel.paths import pattern_form, render
 from interop.fidelity.view import CanonicalView, leaves
 from interop.mappings import segments_match as matches
 

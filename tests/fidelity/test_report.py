@@ -13,6 +13,7 @@ import pytest
 from PIL import Image
 
 from interop.api import read_bytes, write
+from interop.appmodel.paths import render
 from interop.containers.charx import write_charx
 from interop.document import Document
 from interop.errors import ConversionError, FormatError
@@ -20,7 +21,6 @@ from interop.fidelity import SCHEMA_VERSION, FidelityReport, Finding, fidelity_r
 from interop.fidelity import hooks as hooks_module
 from interop.fidelity import report as report_module
 from interop.fidelity.containers import container_paths
-from interop.fidelity.paths import render
 from interop.fidelity.rules import RuleBook
 from interop.fidelity.view import leaves, view_of
 from interop.mappings import FATES, TargetRule

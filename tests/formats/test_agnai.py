@@ -438,7 +438,7 @@ def test_agnai_card_files_are_read_back_and_rewritten_identically(path: Path) ->
     assert_identity("agnai-card", out, filename="card.json")
     source = doc.card if doc.card is not None else as_card(doc)
     diff = DeepDiff(to_v2(source).dump(), back.card.dump())
-    # The only change: spec-required fields the source lacked (card_books.card_for; the report's ``added``).
+    # The only change: spec-required fields the source lacked (card_for_target.card_for; the report's ``added``).
     assert set(diff) <= {"dictionary_item_added"}, diff
     for path in diff.get("dictionary_item_added", []):
         assert re.fullmatch(REQUIRED_ADDED, path), path

@@ -373,7 +373,7 @@ def test_cards_through_risu_charx_keep_their_data(path: Path) -> None:
     _assert_only_spec_fields_added(before, after)
 
 
-# What a card writer adds (card_books.card_for): the CCv3-required fields a source lacks, with the
+# What a card writer adds (card_for_target.card_for): the CCv3-required fields a source lacks, with the
 # values RisuAI's own card export writes (createBaseV3, src/ts/characterCards.ts: ``enabled: true``,
 # ``insertion_order: lore.insertorder``, ``use_regex: lore.useRegex ?? false``), and ISO dates as
 # Unix seconds (card_dates, the strings recorded in ``extensions.interop``). Nothing else may change.

@@ -465,6 +465,12 @@ def test_catalog_again_says_already_in_the_catalog(page: object, catalogued: str
     text = page.locator("#job-text", has_text="done: 1 of 1 files")  # type: ignore[attr-defined]
     text.wait_for(timeout=60_000)
     assert text.inner_text() == "done: 1 of 1 files, already in the catalog"
+    # The jobs table is redrawn by its own poll after the job text: wait until its summary arrived.
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "() => { const c = document.querySelector('#jobs tbody tr td:nth-child(6)');"
+        " return c && c.textContent !== '\u2013'; }",
+        timeout=60_000,
+    )
     first = page.locator("#jobs tbody tr").first.locator("td").all_inner_texts()  # type: ignore[attr-defined]
     assert first[4:7] == ["0", "1", "0"]  # imported, already in the catalog, failed
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from ...platform.registry import Platform, register_platform
 from ...transforms.agnai_keys import key_conflicts
-from . import character, chat, memory
+from . import app_model, character, chat, memory
+from .activation import AgnaiProfile
 
 
 def _is_native_book(obj: object) -> bool:
@@ -16,13 +17,14 @@ def _is_native_book(obj: object) -> bool:
 PLATFORM = register_platform(
     Platform(
         name="agnai",
-        engine_profile="agnai",
+        profile=AgnaiProfile(),
         title="Agnai",
         rank=10,
         book_to_native=memory.memory_book_from_lorebook,
         book_from_native=memory.lorebook_from_memory_book,
         native_book_kind=_is_native_book,
         hazards=key_conflicts,
+        app_check=app_model.MODEL,
     ),
     *memory.FORMATS,
     *character.FORMATS,

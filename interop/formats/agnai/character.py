@@ -34,7 +34,7 @@ from ...model import V2_SPEC, V3_SPEC, Card, Lorebook
 from ...model.stash import Stash, take
 from ...model.versions import required_defaults, spec_of, to_v2, to_v3
 from ...platform.registry import Format, Probe, ReadContext, WriteContext
-from ...transforms.card_books import card_for
+from ...transforms.card_for_target import card_for
 from .memory import (
     NAMESPACE,
     STASH,

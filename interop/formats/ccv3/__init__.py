@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from ...platform.registry import Platform, register_platform
 from . import card_json, charx_card, lorebook_json, png_card
+from .activation import CCv3Profile
 
 PLATFORM = register_platform(
-    Platform(name="ccv3", title="Character Card V3 (and V1/V2) files", rank=0, engine_profile="ccv3"),
+    Platform(
+        name="ccv3", title="Character Card V3 (and V1/V2) files", rank=0, profile=CCv3Profile(), generic=True
+    ),
     *card_json.FORMATS,
     *lorebook_json.FORMATS,
     *png_card.FORMATS,

@@ -18,7 +18,7 @@ from ...jsonio import dump_json
 from ...model import Card
 from ...model.versions import as_displayed, to_v1, to_v2, to_v3
 from ...platform.registry import Format, Probe, ReadContext, WriteContext
-from ...transforms.card_books import card_for
+from ...transforms.card_for_target import card_for
 
 
 def _reader(fmt: str):

@@ -42,7 +42,7 @@ from ...jsonvalue import json_equal
 from ...model import V3_SPEC
 from ...model.versions import check_spec_version, to_v3
 from ...platform.registry import Format, Probe, ReadContext, WriteContext
-from ...transforms.card_books import card_for
+from ...transforms.card_for_target import card_for
 
 FORMAT = "charx"
 EMBED = "embeded://"

@@ -12,7 +12,7 @@ from ...errors import InvalidCardError
 from ...jsonio import dump_json
 from ...model import LOREBOOK_SPECS, Lorebook
 from ...platform.registry import Format, Probe, ReadContext, WriteContext
-from ...transforms.card_books import book_for
+from ...transforms.card_for_target import book_for
 
 
 def lorebook_from_json(value: Any, *, file: str | None = None, location: str | None = None) -> Lorebook:

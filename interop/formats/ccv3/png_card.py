@@ -48,7 +48,7 @@ from ...limits import DEFAULT_LIMITS, Limits
 from ...model import Card
 from ...model.versions import spec_of, to_v2, to_v3
 from ...platform.registry import Format, Probe, ReadContext, WriteContext, get_platform
-from ...transforms.card_books import card_for
+from ...transforms.card_for_target import card_for
 
 BACKFILL_NOTICE = (
     "This character card is Character Card V3, but it is loaded as a Character Card V2. "

@@ -14,7 +14,8 @@ from functools import partial
 
 from ...platform.registry import Platform, register_platform
 from ...transforms.for_risu import book_losses
-from . import card, chat, legacy_png, lorebook, module
+from . import app_model, card, chat, legacy_png, lorebook, module
+from .activation import RisuProfile
 from .entries import NS, lorebook_from_risu_entries, risu_entries_from_lorebook
 
 __all__ = ["PLATFORM", "lorebook_from_risu_entries", "risu_entries_from_lorebook"]
@@ -36,7 +37,7 @@ def _is_native_book(obj: object) -> bool:
 PLATFORM = register_platform(
     Platform(
         name="risu",
-        engine_profile="risu",
+        profile=RisuProfile(),
         title="RisuAI",
         rank=40,
         book_to_native=risu_entries_from_lorebook,
@@ -44,6 +45,7 @@ PLATFORM = register_platform(
         native_book_kind=_is_native_book,
         # What Risu will not honour of a book, recorded by the ST -> Risu rewrite where it happens.
         hazards=partial(book_losses, namespace=NS),
+        app_check=app_model.MODEL,
         # The ccv3 platform's PNG reader asks for this when a PNG carries Risu's legacy ``risuai`` chunk.
         services={"legacy_png_character": legacy_png.read_legacy_chunk},
     ),

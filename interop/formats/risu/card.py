@@ -44,7 +44,7 @@ from ...mappings import load as load_mapping
 from ...model import Card, Lorebook
 from ...model.versions import check_spec_version, to_v3
 from ...platform.registry import Format, Probe, ReadContext, WriteContext, get_format
-from ...transforms.card_books import card_for
+from ...transforms.card_for_target import card_for
 from .describe import describe_risu_book
 from .entries import CARD_ENTRY_FIELDS, NS, lorebook_from_risu_entries, risu_entries_from_lorebook
 from .module import book_from_module, module_assets, module_from_book
@@ -336,7 +336,7 @@ def _main_icon_slot(
 
 def _write_charx(doc: Document, ctx: WriteContext) -> bytes:
     doc = _risu_view_of(doc)
-    card = to_v3(card_for(doc, "risu-charx"))  # V3-required fields, ST flat keys, dates (card_books)
+    card = to_v3(card_for(doc, "risu-charx"))  # V3-required fields, ST flat keys, dates (card_for_target)
     raw = card.dump()
     data = raw.setdefault("data", {})
     risu = doc.native.get("risu") if doc.format == "risu-charx" else None

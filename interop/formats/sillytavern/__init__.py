@@ -18,7 +18,8 @@ through the registry (``get_platform("sillytavern").service(name)``), never by i
 from __future__ import annotations
 
 from ...platform.registry import Platform, register_platform
-from . import chat, files
+from . import app_model, chat, files
+from .activation import SillyTavernProfile
 from .card import card_book_from_lorebook, sillytavern_card
 from .describe import describe_world
 from .fields import FIELDS, LOGIC_NAMES, POSITION_NAMES, ROLE_NAMES, WorldField, flat_keys
@@ -48,13 +49,14 @@ def _is_native_book(obj: object) -> bool:
 PLATFORM = register_platform(
     Platform(
         name="sillytavern",
-        engine_profile="sillytavern",
+        profile=SillyTavernProfile(),
         title="SillyTavern",
         rank=30,
         book_to_native=world_from_lorebook,
         book_from_native=lorebook_from_world,
         native_book_kind=_is_native_book,
         hazards=hazards,
+        app_check=app_model.MODEL,
         services={
             "card_book_from_lorebook": card_book_from_lorebook,
             "conflict_text": conflict_text,

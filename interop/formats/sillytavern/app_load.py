@@ -1,0 +1,228 @@
+"""What SillyTavern loads from a file: its import code, modelled from its facts (our own code).
+
+Sources read (SillyTavern/SillyTavern; facts in ../shared/reference/sillytavern.md sections 2-3):
+
+* ``src/character-card-parser.js`` (``read``): a PNG card is the ``ccv3`` tEXt chunk when
+  present, else ``chara`` (keyword case-insensitive, tEXt only), base64 JSON.
+* ``src/endpoints/characters.js``: ``importFromCharX`` reads ``card.json`` of a CHARX zip;
+  ``importFromJson`` takes a JSON with ``spec`` as a V2/V3 card.
+* ``public/scripts/world-info.js``: a card's book becomes a world through
+  ``convertCharacterBook`` ("Import Card Lore"); ``importWorldInfo`` converts a standalone
+  file with ``convertNovelLorebook`` (``lorebookVersion``), ``convertAgnaiMemoryBook``
+  (``kind: 'memory'``) or ``convertRisuLorebook`` (``type: 'risu'``), and uploads anything
+  else with an ``entries`` object as it is; every entry then starts from the new-entry
+  template (``newWorldInfoEntryTemplate`` / ``createDefaultWorldInfoEntry``).
+
+``load(data)`` answers with the world entries ST holds (every template field filled),
+in file order; ``None`` when ST would not import the bytes as a character or a world.
+"""
+
+from __future__ import annotations
+
+import binascii
+import zipfile
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...appmodel.card_book import parse_output
+from ...errors import InteropError
+from ...mappings import load as load_mapping
+
+APP = "sillytavern"
+
+_TABLE = load_mapping("sillytavern")
+
+TEMPLATE: dict[str, Any] = _TABLE.template("entry")
+"""createDefaultWorldInfoEntry (public/scripts/world-info.js): what every imported entry starts from
+(the table's entry defaults, with the template's own spelling where it differs: ``app_default``)."""
+
+_CARD_IMPORT = _TABLE.import_defaults("entry")  # flat card key -> convertCharacterBook's `??` fallback
+_WORLD_NAME = {f.native: str(f.world) for f in _TABLE.fields_at("entry") if f.native in _CARD_IMPORT}
+
+FLAT_READS: dict[str, tuple[str, Any]] = {
+    _WORLD_NAME[flat]: (flat.removeprefix("extensions."), fallback) for flat, fallback in _CARD_IMPORT.items()
+}
+"""ST field <- (flat entry.extensions key, fallback when null/absent): the flat card rows of the
+table with an ``import_default``."""
+
+IMPORT_FALLBACKS: dict[str, Any] = {name: fallback for name, (_, fallback) in FLAT_READS.items()}
+"""convertCharacterBook: the ST fields it reads from a card entry's flat ``extensions`` keys, and
+its fallback when the key is null or absent (``??``)."""
+
+
+MISSING_IN_WORLD: dict[str, Any] = {"selective": False}
+"""A world entry without the field holds ``undefined``, which ST's activation reads as false
+(``entry.selective && keysecondary.length``), not the template's true."""
+
+
+def filled(entry: dict[str, Any]) -> dict[str, Any]:
+    """A raw world entry with every template field: its own values, else what ST acts on."""
+    return {**TEMPLATE, **MISSING_IN_WORLD, **entry}
+
+
+@dataclass
+class AppLoad:
+    """What an application holds after importing a file."""
+
+    app: str
+    via: str
+    """The import path taken, e.g. ``convertCharacterBook (PNG ccv3 chunk)``."""
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def truthy(value: Any) -> bool:
+    """JavaScript truthiness (``[]`` and ``{}`` are true, ``0``/``''``/``null`` false)."""
+    if isinstance(value, list | dict):
+        return True
+    return bool(value)
+
+
+def js_or(value: Any, fallback: Any) -> Any:
+    return value if truthy(value) else fallback
+
+
+def nullish(value: Any, fallback: Any) -> Any:
+    return fallback if value is None else value
+
+
+# --- reading the bytes the way ST does -----------------------------------------------
+
+
+def load(data: bytes, filename: str | None = None) -> AppLoad | None:
+    """What SillyTavern holds after importing ``data`` (a card's book, or a world file)."""
+    try:
+        obj, via = parse_output(data)
+    except (InteropError, ValueError, zipfile.BadZipFile, binascii.Error, UnicodeDecodeError):
+        return None
+    if not isinstance(obj, dict):
+        return None
+    return load_json(obj, via)
+
+
+def load_json(obj: dict[str, Any], via: str = "JSON") -> AppLoad | None:
+    """ST's import of parsed JSON: a card (its book via convertCharacterBook) or a world file."""
+    if "spec" in obj and obj.get("spec") != "lorebook_v3":
+        data = obj.get("data") if isinstance(obj.get("data"), dict) else {}
+        book = data.get("character_book")
+        load = AppLoad(APP, f"convertCharacterBook ({via})")
+        if isinstance(book, dict) and isinstance(book.get("entries"), list):
+            load.entries = convert_character_book(book)
+        return load
+    if obj.get("lorebookVersion") is not None and isinstance(obj.get("entries"), list):
+        return AppLoad(APP, "convertNovelLorebook", convert_novel_lorebook(obj))
+    if obj.get("kind") == "memory" and isinstance(obj.get("entries"), list):
+        return AppLoad(APP, "convertAgnaiMemoryBook", convert_agnai_memory_book(obj))
+    if obj.get("type") == "risu" and isinstance(obj.get("data"), list):
+        return AppLoad(APP, "convertRisuLorebook", convert_risu_lorebook(obj))
+    return _standalone(obj)
+
+
+def _standalone(obj: dict[str, Any]) -> AppLoad | None:
+    entries = obj.get("entries")
+    if isinstance(entries, dict):
+        loaded = [filled(e) for e in entries.values() if isinstance(e, dict)]
+        return AppLoad(APP, "importWorldInfo (world file as it is)", loaded)
+    book = obj.get("data") if obj.get("spec") == "lorebook_v3" else obj
+    if isinstance(book, dict) and isinstance(book.get("entries"), list):
+        # importWorldInfo does not convert a standalone card book: it is loaded embedded in a card.
+        load = AppLoad(APP, "convertCharacterBook (the book embedded in a card: Import Card Lore)")
+        load.entries = convert_character_book(book)
+        load.notes.append(
+            "SillyTavern's importWorldInfo does not convert a standalone character_book/lorebook_v3 file "
+            "(it converts NovelAI, Agnai and Risu files only): embed the book in a card, or use --to sillytavern-world"
+        )
+        return load
+    return None
+
+
+# --- the converters -----------------------------------------------------------------
+
+
+def convert_character_book(book: dict[str, Any]) -> list[dict[str, Any]]:
+    """``convertCharacterBook``: a card book's entries as ST world entries, in book order."""
+    raw_entries = [e for e in book.get("entries", []) if isinstance(e, dict)]
+    used = {str(e["id"]) for e in raw_entries if "id" in e}
+    counter = [0]
+    out = []
+    for index, entry in enumerate(raw_entries):
+        uid = entry["id"] if "id" in entry else _next_id(used, counter)
+        out.append(_from_card_entry(entry, index, uid))
+    return out
+
+
+def _next_id(used: set[str], counter: list[int]) -> int:
+    while str(counter[0]) in used:
+        counter[0] += 1
+    used.add(str(counter[0]))
+    counter[0] += 1
+    return counter[0] - 1
+
+
+def _from_card_entry(entry: dict[str, Any], index: int, uid: Any) -> dict[str, Any]:
+    ext = entry.get("extensions") if isinstance(entry.get("extensions"), dict) else {}
+    out = dict(TEMPLATE)
+    out.update(
+        uid=uid,
+        key=entry.get("keys"),
+        keysecondary=js_or(entry.get("secondary_keys"), []),
+        comment=js_or(entry.get("comment"), ""),
+        content=entry.get("content"),
+        constant=js_or(entry.get("constant"), False),
+        selective=js_or(entry.get("selective"), False),
+        order=entry.get("insertion_order"),
+        position=nullish(ext.get("position"), 0 if entry.get("position") == "before_char" else 1),
+        disable=not truthy(entry.get("enabled")),
+        addMemo=truthy(entry.get("comment")),
+        displayIndex=nullish(ext.get("display_index"), index),
+        triggers=js_or(ext.get("triggers"), []),
+        extensions=entry.get("extensions") if entry.get("extensions") is not None else {},  # shared, read-only
+    )
+    for name, (flat, fallback) in FLAT_READS.items():
+        out[name] = nullish(ext.get(flat), fallback)
+    return out
+
+
+def convert_novel_lorebook(obj: dict[str, Any]) -> list[dict[str, Any]]:
+    """``convertNovelLorebook``: keys, displayName -> comment, text, budgetPriority -> order, enabled."""
+    out = []
+    for index, entry in enumerate(e for e in obj["entries"] if isinstance(e, dict)):
+        name = entry.get("displayName")
+        config = entry.get("contextConfig") if isinstance(entry.get("contextConfig"), dict) else {}
+        out.append({
+            **TEMPLATE, "uid": index, "key": entry.get("keys"), "comment": js_or(name, ""),
+            "content": entry.get("text"), "selective": False, "order": nullish(config.get("budgetPriority"), 0),
+            "disable": not truthy(entry.get("enabled")), "displayIndex": index,
+            "addMemo": isinstance(name, str) and name.strip() != "", "delayUntilRecursion": False,
+        })
+    return out
+
+
+def convert_agnai_memory_book(obj: dict[str, Any]) -> list[dict[str, Any]]:
+    """``convertAgnaiMemoryBook``: keywords, name -> comment, entry, weight -> order, enabled."""
+    out = []
+    for index, entry in enumerate(e for e in obj["entries"] if isinstance(e, dict)):
+        out.append({
+            **TEMPLATE, "uid": index, "key": entry.get("keywords"), "comment": entry.get("name"),
+            "content": entry.get("entry"), "selective": False, "order": entry.get("weight"),
+            "disable": not truthy(entry.get("enabled")), "addMemo": truthy(entry.get("name")),
+            "displayIndex": index, "delayUntilRecursion": False,
+        })
+    return out
+
+
+def convert_risu_lorebook(obj: dict[str, Any]) -> list[dict[str, Any]]:
+    """``convertRisuLorebook``: comma-split keys, alwaysActive -> constant, activationPercent."""
+    out = []
+    for index, entry in enumerate(e for e in obj["data"] if isinstance(e, dict)):
+        key, second = entry.get("key"), entry.get("secondkey")
+        percent = entry.get("activationPercent")
+        out.append({
+            **TEMPLATE, "uid": index, "key": [k.strip() for k in key.split(",")] if isinstance(key, str) else key,
+            "keysecondary": [k.strip() for k in second.split(",")] if isinstance(second, str) and second else [],
+            "comment": entry.get("comment"), "content": entry.get("content"), "constant": entry.get("alwaysActive"),
+            "selective": entry.get("selective"), "order": entry.get("insertorder"), "addMemo": True,
+            "displayIndex": index, "probability": nullish(percent, 100), "useProbability": nullish(percent, True),
+            "delayUntilRecursion": False,
+        })
+    return out

@@ -1,0 +1,220 @@
+"""SillyTavern's verdict: the source's settings as ST entries vs what ST loads from the output.
+
+The source's settings are the world ST would hold for the source book
+(``world_from_lorebook``: a world file as it is; a card's book as ``convertCharacterBook``
+reads it, with our canonical meaning where ST's would lose data, e.g. a missing ``enabled``).
+Both sides are filled from ST's new-entry template; a ``null`` where the template has a value
+counts as that value (ST reads those with ``??``), ``delayUntilRecursion`` false is 0 and a
+``sticky``/``cooldown``/``delay`` of 0 is null (no timed effect either way).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any
+
+from ...appmodel.verdict import AppModel, AppVerdict, Finding
+from ...document import Document
+from ...memo import memoized
+from ...platform.registry import get_format
+from . import app_load as st
+from .fields import FIELDS, POSITION_NAMES
+from .world import world_from_lorebook
+
+SKIPPED = ("addMemo", "extensions")
+"""``addMemo`` is the editor's 'show memo' flag, derived by every importer from the comment;
+``extensions`` is storage, not a setting. ``comment`` (the entry's title) is compared when the
+source has one: a CCv3 ``name`` alone is not a SillyTavern setting (its importer ignores it)."""
+
+_MATCH = "extensions.sillytavern.entry.additional_matching_sources"
+_SPECIAL: dict[str, tuple[str, ...]] = {
+    "uid": ("id",),
+    "key": ("keys",),
+    "disable": ("enabled",),
+    "caseSensitive": ("case_sensitive", "extensions.sillytavern.entry.case_sensitive"),
+    "position": ("extensions.sillytavern.entry.insertion_position", "position"),
+    "group": ("extensions.sillytavern.entry.inclusion_groups", "extensions.sillytavern.entry.group_text"),
+    "delayUntilRecursion": (
+        "extensions.sillytavern.entry.delay_until_recursion", "extensions.sillytavern.entry.recursion_level",
+    ),
+    "comment": ("comment", "name"),
+}
+
+
+@functools.cache
+def _canonical_paths() -> dict[str, tuple[str, ...]]:
+    paths: dict[str, tuple[str, ...]] = {}
+    for row in FIELDS:
+        paths.setdefault(row.native, (row.canonical,))
+    for name in ("matchPersonaDescription", "matchCharacterDescription", "matchCharacterPersonality",
+                 "matchCharacterDepthPrompt", "matchScenario", "matchCreatorNotes"):
+        paths[name] = (_MATCH,)
+    paths.update(_SPECIAL)
+    return paths
+
+
+def source_settings(doc: Document) -> list[dict[str, Any]]:
+    """The source book as the ST world entries it stands for, template-filled, in book order."""
+    assert doc.book is not None
+    world = world_from_lorebook(doc.book, from_card=doc.card is not None)
+    out = []
+    for key, entry in world["entries"].items():
+        if isinstance(entry, dict):
+            uid = entry.get("uid", int(key) if key.isdigit() else key)  # ST keys a world entry by its object key
+            out.append({**st.filled(entry), "uid": uid})
+    return out
+
+
+def findings(source: Document, output: bytes, target_format: str) -> AppVerdict:
+    loaded = st.load(output, source.source)
+    verdict = AppVerdict(st.APP)
+    if loaded is None:
+        verdict.notes.append(f"SillyTavern does not import a {target_format} file as a character or a world")
+        return verdict
+    verdict.via = loaded.via
+    verdict.notes.extend(loaded.notes)
+    mine = memoized("st_source_settings", source, (), lambda: source_settings(source))  # same for every target
+    raw = [e.dump() for e in source.book.entries] if source.book is not None else []
+    if len(loaded.entries) != len(mine):
+        verdict.notes.append(
+            f"SillyTavern loads {len(loaded.entries)} entries from the output; the source has {len(mine)}"
+        )
+    for index, (want, got) in enumerate(zip(mine, loaded.entries, strict=False)):
+        _compare_entry(index, want, got, raw[index] if index < len(raw) else {}, loaded.via, verdict)
+    if source.card is not None and get_format(target_format).platform == st.APP:
+        _position_fallbacks(raw, verdict)
+    return verdict
+
+
+SPEC_POSITIONS = ("before_char", "after_char")
+
+
+def _position_fallbacks(raw: list[dict[str, Any]], verdict: Any) -> None:
+    """A card entry whose spec ``position`` is missing or not a spec value, and which has no ST
+    position of its own: ``convertCharacterBook`` puts it after the character (1), and so does
+    an output for SillyTavern. A missing one is a note; an unknown value is an approximation."""
+    missing = 0
+    for index, entry in enumerate(raw):
+        ns = ((entry.get("extensions") or {}).get("sillytavern") or {}).get("entry") or {}
+        flat = (entry.get("extensions") or {}).get("position")
+        if "insertion_position" in ns or flat is not None:
+            continue
+        if "position" not in entry:
+            missing += 1
+        elif entry["position"] not in SPEC_POSITIONS:
+            detail = (f"SillyTavern reads position {json.dumps(entry['position'])} as after the character (1): "
+                      "convertCharacterBook places anything but 'before_char' there; written as ST position 1")
+            verdict.findings.append(Finding(("entry", index, "position"), "approximated", detail))
+    if missing:
+        verdict.notes.append(
+            f"{missing} entr{'y has' if missing == 1 else 'ies have'} no position: SillyTavern's importer "
+            "(convertCharacterBook) puts them after the character (position 1), and so does this output"
+        )
+
+
+def _compare_entry(
+    index: int, want: dict[str, Any], got: dict[str, Any], raw: dict[str, Any], via: str, verdict: Any
+) -> None:
+    names = _NAMES_WITH_COMMENT if "comment" in raw else _NAMES
+    extra = [n for n in ("displayIndex", "characterFilter") if n in want]
+    for name in (*names, *extra) if extra else names:
+        verdict.compared += 1
+        a, b = want.get(name), got.get(name, _ABSENT)
+        if type(a) is type(b) and type(a) in _PLAIN and a == b:
+            continue  # equal strings, ints or booleans: _norm maps both alike, and same() holds
+        a, b = _norm(name, a), _norm(name, b)
+        if same(a, b):
+            continue
+        verdict.differing += 1
+        fate = "lost" if name == "characterFilter" else "approximated"
+        detail = (f"SillyTavern loads {name} = {_show(name, b)} from this output ({via}); "
+                  f"the source's is {_show(name, a)}")
+        if name == "characterFilter":
+            detail += " (its card import never reads a character filter; it stays unused in the entry's extensions)"
+        verdict.findings.append(Finding(_path(index, name, raw), fate, detail))
+
+
+_ABSENT: Any = None
+_PLAIN = frozenset({str, int, bool})
+# The template's settings compared for every entry (built once: st.TEMPLATE is a constant).
+_NAMES_WITH_COMMENT = (*(n for n in st.TEMPLATE if n not in SKIPPED), "uid")
+_NAMES = tuple(n for n in _NAMES_WITH_COMMENT if n != "comment")
+
+
+def _norm(name: str, value: Any) -> Any:
+    if value is None and st.TEMPLATE.get(name) is not None:
+        return st.TEMPLATE[name]
+    if name == "delayUntilRecursion" and isinstance(value, bool):
+        return int(value)
+    if name == "characterFilter" and isinstance(value, dict) and not value.get("names") and not value.get("tags"):
+        return None  # an empty filter filters nothing
+    if name in ("sticky", "cooldown", "delay") and value == 0 and not isinstance(value, bool):
+        return None  # legacy files hold 0: no timed effect, as null (ST tests them for truthiness)
+    return value
+
+
+def same(a: Any, b: Any) -> bool:
+    """JSON equality as JavaScript sees numbers (1 == 1.0) but telling true from 1."""
+    if type(a) is type(b) and (a is None or isinstance(a, str | int | float)):
+        return bool(a == b)
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b
+    if type(a) is list and type(b) is list and all(type(x) is str for x in a) and all(type(x) is str for x in b):
+        return a == b  # lists of strings (keys): what the JSON comparison below would say, without encoding
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def _show(name: str, value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    text = text if len(text) <= 60 else text[:57] + "..."
+    if name == "position" and isinstance(value, int):
+        text += f" ({POSITION_NAMES.get(value, '?')})"
+    return text
+
+
+def _path(index: int, name: str, raw: dict[str, Any]) -> tuple[Any, ...]:
+    candidates = _canonical_paths().get(name, (name,))
+    for candidate in candidates:
+        parts = candidate.split(".")
+        node: Any = raw
+        for part in parts:
+            node = node.get(part, _MISSING) if isinstance(node, dict) else _MISSING
+        if node is not _MISSING:
+            return ("entry", index, *parts)
+    return ("entry", index, *candidates[0].split("."))
+
+
+_MISSING: Any = object()
+
+
+def docs_table() -> list[str]:
+    """docs/fidelity.md: what ``convertCharacterBook`` reads from each card entry, with its fallbacks."""
+    lines = [
+        "What `convertCharacterBook` reads from each card entry (every card-book writer writes these flat "
+        "`extensions` keys, as SillyTavern's exporter `convertWorldInfoToCharacterBook` does):",
+        "",
+        "| ST field | card entry | fallback when absent or null |",
+        "|---|---|---|",
+        "| `uid` | `id` | a free number |",
+        "| `key` / `keysecondary` | `keys` / `secondary_keys` | none / `[]` |",
+        "| `comment` / `content` | `comment` / `content` | `''` / none |",
+        "| `constant` / `selective` | `constant` / `selective` | `false` / `false` |",
+        "| `order` | `insertion_order` | none (undefined) |",
+        "| `disable` | `!enabled` | a missing `enabled` disables the entry |",
+        "| `position` | `extensions.position` | `position === 'before_char'` ? 0 : 1 |",
+        "| `displayIndex` | `extensions.display_index` | the entry's index |",
+        "| `triggers` | `extensions.triggers` | `[]` |",
+    ]
+    for name, (flat, fallback) in st.FLAT_READS.items():
+        lines.append(f"| `{name}` | `extensions.{flat}` | `{json.dumps(fallback)}` |")
+    return [*lines, ""]
+
+
+MODEL = AppModel(
+    findings, docs=(st.__doc__, __doc__), table=docs_table, judges_own_formats=True, judges_generic=True
+)
+"""SillyTavern's app model (``Platform.app_check``): it judges its own card and world formats too,
+and a conversion between generic CCv3 files (the app most people load them into)."""

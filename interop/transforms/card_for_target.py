@@ -1,0 +1,112 @@
+"""What every card-book writer writes: a book SillyTavern loads with the source's settings.
+
+SillyTavern is where most cards are imported, and its importer (``convertCharacterBook``,
+public/scripts/world-info.js) reads entry settings only from flat ``entry.extensions`` keys.
+So ``ccv3``, ``ccv2``, ``png``, ``charx``, ``character_book`` and ``lorebook_v3`` outputs carry
+them (``sillytavern.st_readable_book``, the ``sillytavern-card`` writer's keys) next to our
+``extensions.sillytavern`` namespace, plus the V3-required entry fields a source lacks.
+Writing a document back into its own format changes nothing (identity rule).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .. import findings
+from ..cardkit.as_kind import as_card, as_lorebook
+from ..cardkit.card_dates import DATE_FIELDS, record_of, restored_dates, translated_dates
+from ..document import Document
+from ..memo import memoized
+from ..model import Card, Lorebook, LorebookEntry
+from ..model.versions import required_defaults, spec_of
+from ..platform.registry import get_platform
+from .risu_card_line import add_card_line
+
+NO_FLAT_KEYS = ("agnai-card", "risu-charx")
+"""Targets whose app never reads entry ``extensions``: Agnai's ``characterBookToNative`` /
+``memoryEntryToNative`` (common/memory.ts) keep keys, content, enabled, insertion_order (weight),
+priority, name, ... and drop each entry's ``extensions``; only the spec-required fields are added
+(no flat keys, and no ``@@dont_activate`` line: Agnai honours ``enabled`` itself)."""
+# The label reports carry in each finding's `by`: kept as released (this module was card_books.py) so
+# report JSON stays byte-identical across the rename.
+BY = "card-book writer (transforms.card_books)"
+ADDED_DETAIL = (
+    "added so that SillyTavern's importer (convertCharacterBook) loads the source's settings, "
+    "or required by the card spec"
+)
+V2_TARGETS = ("ccv2", "agnai-card")
+"""Targets written as ``chara_card_v2``: V3-only dates go to the V2 stash untouched."""
+
+
+def card_for(doc: Document, target: str) -> Card:
+    """``as_card(doc)`` with the required fields and an ST-readable book, unless ``doc`` is already in ``target``."""
+    card = as_card(doc)
+    if doc.format == target or spec_of(card) == "v1":
+        return card
+    update: dict[str, Any] = {name: value for name, value in required_defaults().items() if not card.data.has(name)}
+    for name, value in update.items():
+        findings.record(
+            "added", ("card", name), "a V3-required card field the source lacks", by=BY, value=json.dumps(value)
+        )
+    update.update(_dates_for(card, doc.format, target))
+    book = card.data.character_book
+    if isinstance(book, Lorebook):
+        update["character_book"] = book_for(doc, target, book)
+    if not update:
+        return card
+    out = card.model_copy(update={"data": card.data.model_copy(update=update)})
+    out.data.model_fields_set.update(update)
+    out.filled = card.filled
+    return out
+
+
+def _dates_for(card: Card, source_format: str, target: str) -> dict[str, Any]:
+    """A V3 card's ISO dates as the numbers the spec requires, or the recorded strings put back
+    when ``target`` is the format they came from (``card_dates``). A V2 target stashes the
+    V3-only dates as they are, so they stay untouched."""
+    if spec_of(card) != "v3" or target in V2_TARGETS:
+        return {}
+    data = {name: getattr(card.data, name) for name in (*DATE_FIELDS, "extensions") if card.data.has(name)}
+    record = record_of(data)
+    if record is None:
+        return translated_dates(data, source_format)
+    return restored_dates(data) if record.get("format") == target else {}
+
+
+def book_for(doc: Document, target: str, book: Lorebook | None = None) -> Lorebook:
+    """``as_lorebook(doc)`` made ST-readable, unless ``doc`` is already in ``target``."""
+    st_readable_book = get_platform("sillytavern").services["st_readable_book"]
+    book = as_lorebook(doc) if book is None else book
+    if doc.format == target:
+        return book
+    from_card, flat_keys = doc.card is not None, target not in NO_FLAT_KEYS
+    readable, added = memoized(  # the same for every target of a migrate (and book reads as read-only)
+        "st_readable_book",
+        book,
+        (from_card, flat_keys),
+        lambda: st_readable_book(book, from_card=from_card, flat_keys=flat_keys),
+    )
+    journal = findings.current()
+    if journal is not None:  # recorded per write: the memo computes the book once per source
+        journal.added(added, ADDED_DETAIL, by=BY)
+    return readable if target in NO_FLAT_KEYS else _risu_disabled_lines(readable)
+
+
+def _risu_disabled_lines(book: Lorebook) -> Lorebook:
+    """Entries a Risu source disabled with ``@@dont_activate`` get that line back in content.
+
+    RisuAI's card import drops ``enabled`` (``convertCharbook``), so without the line Risu would
+    load them active; SillyTavern loads them disabled either way (``risu_card_line.CARD_LINE``).
+    The line is recorded in the entry's decorator record, so the way back removes it.
+    """
+    entries = list(book.entries)
+    changed = False
+    for index, entry in enumerate(entries):
+        if entry.enabled is not False or not entry.ext("risuai"):
+            continue
+        raw = entry.dump()
+        if add_card_line(raw):
+            entries[index] = LorebookEntry.model_validate(raw)
+            changed = True
+    return book.model_copy(update={"entries": entries}) if changed else book
