@@ -77,7 +77,7 @@ class FieldMap:
     inspect_flag: int | None = None
     """Position among the flags ``interop inspect`` counts (a field counted when it is ``true``)."""
     engine: str = ""
-    """How the activation engine coerces the raw value (``interop.engine``: ``flag``, ``optional_bool``, ...)."""
+    """How the activation engine reads the raw value (SillyTavern: ``activation.entries.COERCIONS``, ``flag``, ...)."""
     model: str = ""
     """The typed canonical field's type (``bool``, ``int``, ``number``, ``str``, ``str[]``, ...)."""
     decorator: tuple[str, ...] = ()
