@@ -2,16 +2,19 @@
 
 The test writes a tiny "sample" platform into tmp_path: a package (``__init__`` registering the
 ``Platform`` and its table, a private adapter module with one JSON format of three card fields and
-a lore list, a private app model: what the sample app loads from a card) and its mapping table
-beside it. Nothing else in the repository names it: ``load_all`` finds it on
-``interop.formats.__path__`` like a built-in package, and the rest of interop (detection, reading,
-writing, conversion, the fidelity report) reaches it through the registry and the table. The
-fixture removes it again, so no other test sees it.
+a lore list, a private activation profile: which lore entries the sample app injects for a chat,
+a private app model: what the sample app loads from a card) and its mapping table beside it.
+Nothing else in the repository names it: ``load_all`` finds it on ``interop.formats.__path__`` like
+a built-in package, and the rest of interop (detection, reading, writing, conversion, the fidelity
+report and its app verdicts, the activation engine and ``interop activate``) reaches it through the
+registry (``Platform.profile``, ``Platform.app_check``) and the table. The fixture removes it again,
+so no other test sees it.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -135,10 +138,11 @@ MODEL = AppModel(findings, docs=(__doc__,))
 '''
 
 ACTIVATION = '''"""The sample app's activation: an enabled lore entry fires when one of its keys is in the newest
-message (in any case); nothing else fires it."""
+message (in any case; every message with ``whole_chat``); nothing else fires it."""
 
 import random
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from interop.activation.chat import Chat
@@ -152,11 +156,17 @@ from ._adapter import lore_of
 Pool = list[tuple[str, dict[str, Any]]]
 
 
+@dataclass
+class SampleSettings:
+    whole_chat: bool = False
+    """Scan every message, not only the newest (``--setting whole_chat=true``)."""
+
+
 class SampleProfile(Profile):
     name = "sample"
 
-    def default_settings(self) -> None:
-        return None
+    def default_settings(self) -> SampleSettings:
+        return SampleSettings()
 
     def prepare(self, books: Sequence[Any], settings: Any = None) -> Pool:
         return [(f"{name}#{i}", entry) for name, lore in native_books(books, lore_of) for i, entry in enumerate(lore)]
@@ -165,9 +175,11 @@ class SampleProfile(Profile):
         return [EntryInfo(eid, eid, None, tuple(e.get("keys") or ()), e.get("text") or "") for eid, e in prepared]
 
     def evaluate(
-        self, prepared: Pool, chat: Chat, settings: Any, state: ChatState, rng: random.Random, tokenizer: Tokenizer
+        self, prepared: Pool, chat: Chat, settings: SampleSettings, state: ChatState, rng: random.Random,
+        tokenizer: Tokenizer,
     ) -> Result:
-        newest = chat.messages[-1].text.lower() if chat.messages else ""
+        scanned = chat.messages if settings.whole_chat else chat.messages[-1:]
+        newest = "\\n".join(m.text for m in scanned).lower()
         result = Result(self.name, steps=1, turn=len(chat.messages))
         for eid, entry in prepared:
             key = next((k for k in entry.get("keys") or () if k.lower() in newest), None)
@@ -355,6 +367,27 @@ def test_its_activation_profile_is_the_engines(lore_character: Path) -> None:
     assert (result.platform, [a.content for a in result.activated]) == (NAME, ["The light burns all night."])
     fired = [(r.fired, r.reason, r.key) for r in result.log]
     assert fired == [(True, "key_match", "harbour"), (False, "disabled", None)]
+
+
+def test_interop_activate_offers_it(sample_platform: Path, lore_character: Path) -> None:
+    """``interop activate --platform sample``, in a fresh process (the command reads its choices from
+    the registry when the CLI is imported): the sample book, a chat, the profile's own setting."""
+    chat = sample_platform / "chat.txt"
+    chat.write_text("User: Tell me about the harbour.\nIlse: It is quiet tonight.\n", encoding="utf-8")
+    code = (
+        "import sys, interop.formats; interop.formats.__path__.append(sys.argv.pop(1)); "
+        "from interop.cli import cli; cli()"
+    )
+    base = [sys.executable, "-c", code, str(sample_platform / "platforms"), "activate", str(lore_character)]
+    fired = []
+    for setting in ("whole_chat=false", "whole_chat=true"):
+        args = [*base, "--chat", str(chat), "--platform", NAME, "--setting", setting, "--json"]
+        run = subprocess.run(args, capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr
+        result = json.loads(run.stdout)
+        assert result["platform"] == NAME
+        fired.append([a["content"] for a in result["activated"]])
+    assert fired == [[], ["The light burns all night."]]
 
 
 def test_a_conversions_behaviour_uses_its_profile(lore_character: Path) -> None:
