@@ -147,6 +147,12 @@ def st_group(with_header: bool) -> str:
 def risu_chat() -> str:
     """RisuAI ``exportChat`` "Export as JSON" (src/ts/characters.ts): ``{type: 'risuChat', ver: 2,
     data: chat, folders}``, compact; Chat/Message fields of src/ts/storage/database.svelte.ts."""
+    return json.dumps(
+        {"type": "risuChat", "ver": 2, "data": _risu_harbor(), "folders": []}, ensure_ascii=False, separators=(",", ":")
+    )
+
+
+def _risu_harbor() -> dict[str, Any]:
     _, messages = _scene("harbor.jsonl")
     local_lore = [
         {
@@ -197,9 +203,44 @@ def risu_chat() -> str:
         "modules": [],
         "lastDate": 1793648700000,
     }
-    return json.dumps(
-        {"type": "risuChat", "ver": 2, "data": chat, "folders": []}, ensure_ascii=False, separators=(",", ":")
-    )
+    return chat
+
+
+def risu_all_chats() -> str:
+    """RisuAI ``exportAllChats`` (the chat list's "Export all chats", src/ts/characters.ts):
+    ``{type: 'risuAllChats', ver: 2, data: char.chats, folders: char.chatFolders}``, compact. The
+    character's chats in its list order: a storm chat in a folder, the harbour chat, an empty
+    fresh chat (``characterFormatUpdate``: ``Chat 1``)."""
+    _, messages = _scene("storm.jsonl")
+    storm = {
+        "message": [
+            {
+                "role": "user" if m["role"] == "user" else "char",
+                "data": m["text"],
+                "chatId": f"s-{i:04d}",
+                "time": 1793735000000 + i * 60000,
+            }
+            for i, m in enumerate(messages[1:], start=1)
+        ],
+        "note": "",
+        "name": "Storm watch",
+        "localLore": [],
+        "fmIndex": -1,
+        "id": "0f6c1a52-3b7e-4c8a-a0d4-5e6f7a8b9c01",
+        "folderId": "fold-weather",
+        "lastDate": 1793735480000,
+    }
+    fresh = {
+        "message": [],
+        "note": "",
+        "name": "Chat 1",
+        "localLore": [],
+        "fmIndex": -1,
+        "id": "7d2e9b40-1c3f-4e5a-8b6d-9f0a1b2c3d4e",
+    }
+    folders = [{"id": "fold-weather", "name": "Weather", "color": "#3a6ea5", "folded": False}]
+    obj = {"type": "risuAllChats", "ver": 2, "data": [storm, _risu_harbor(), fresh], "folders": folders}
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
 def agnai_chat() -> str:
@@ -234,6 +275,7 @@ FILES = {
     "st_group.jsonl": lambda: st_group(False),
     "st_group_header.jsonl": lambda: st_group(True),
     "risu_harbor_chat.json": risu_chat,
+    "risu_all_chats.json": risu_all_chats,
     "agnai_harbor_chat.json": agnai_chat,
     "harbor_transcript.txt": transcript,
 }

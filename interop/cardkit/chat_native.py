@@ -170,9 +170,11 @@ def _set(value: Any) -> bool:
 
 
 def meaningful(value: Any) -> bool:
-    """Whether a native record says anything (an empty record, ``False`` flags and ``None`` do not)."""
+    """Whether a native record says anything (an empty record, ``False`` flags and ``None`` do not).
+    A value a record keeps (``keep``) always does: SillyTavern's ``extra: {"isSmallSys": false}``
+    is what the file holds, however empty it looks."""
     if isinstance(value, dict):
-        return any(meaningful(v) for v in value.values())
+        return any((key == "keep" and bool(v)) or meaningful(v) for key, v in value.items())
     if isinstance(value, list):
         return bool(value)
     return value is not None and value is not False

@@ -21,6 +21,8 @@ from .models import (
     CardAsset,
     CardSource,
     CardTag,
+    Chat,
+    ChatSource,
     FidelityReport,
     Lorebook,
     LorebookEntry,
@@ -36,20 +38,21 @@ SEARCH_BOOKS = 1000
 
 @dataclass(frozen=True)
 class ItemRef:
-    kind: str  # "card" or "lorebook"
+    kind: str  # "card", "lorebook" or "chat"
     id: int
 
     @classmethod
     def parse(cls, text: str) -> ItemRef:
-        """``card:12``, ``book:7`` / ``lorebook:7``, or a bare number (a card)."""
+        """``card:12``, ``book:7`` / ``lorebook:7``, ``chat:3``, or a bare number (a card)."""
         kind, _, ident = text.rpartition(":")
-        kind = {"": "card", "card": "card", "book": "lorebook", "lorebook": "lorebook"}.get(kind.lower(), "")
+        kinds = {"": "card", "card": "card", "book": "lorebook", "lorebook": "lorebook", "chat": "chat"}
+        kind = kinds.get(kind.lower(), "")
         if not kind or not ident.isdigit():
-            raise CatalogError(f"not an item reference: {text!r} (use card:ID or book:ID)")
+            raise CatalogError(f"not an item reference: {text!r} (use card:ID, book:ID or chat:ID)")
         return cls(kind, int(ident))
 
     def __str__(self) -> str:
-        return f"{'card' if self.kind == 'card' else 'book'}:{self.id}"
+        return f"{'book' if self.kind == 'lorebook' else self.kind}:{self.id}"
 
 
 def _origin_filter(link: Any, link_col: Any, item_col: Any, fmt: str | None, platform: str | None) -> Any:
@@ -74,11 +77,12 @@ def list_items(
     offset: int = 0,
     hits: list[Hit] | None = None,
 ) -> list[dict[str, Any]]:
-    """Cards and/or lorebooks matching every filter given. Tag and creator apply to cards only.
+    """Cards, lorebooks and/or chats matching every filter given. Tag and creator apply to cards only.
 
     ``q`` matches a name or creator containing it (case-insensitive), or a lorebook
-    with an entry holding every word of it (``search.search_entries``). Cards come
-    before lorebooks; ``offset`` skips that many of the combined list. ``hits`` are
+    with an entry holding every word of it (``search.search_entries``); a chat by its
+    character (or speakers) or title. Cards come before lorebooks, lorebooks before
+    chats; ``offset`` skips that many of the combined list. ``hits`` are
     ``search_entries(q, limit=SEARCH_BOOKS)`` when the caller already ran that search.
     """
     window = offset + limit
@@ -88,6 +92,8 @@ def list_items(
         items += _card_items(session, window, search, tag, creator, fmt, platform)
     if kind in ("all", "lorebook") and not tag and not creator:
         items += _book_items(session, window, search, fmt, platform)
+    if kind in ("all", "chat") and not tag and not creator and len(items) < window:
+        items += _chat_items(session, window - len(items), search, fmt, platform)
     return items[offset:window]
 
 
@@ -128,6 +134,9 @@ def count_items(
     if kind in ("all", "lorebook") and not tag and not creator:
         stmt = _book_select(search, fmt, platform)
         total += session.scalar(select(func.count()).select_from(stmt.subquery())) or 0
+    if kind in ("all", "chat") and not tag and not creator:
+        stmt = _chat_select(search, fmt, platform)
+        total += session.scalar(select(func.count()).select_from(stmt.subquery())) or 0
     return total
 
 
@@ -161,6 +170,49 @@ def _book_select(search: _Search | None, fmt: str | None, platform: str | None) 
     if fmt or platform:
         stmt = stmt.where(_origin_filter(LorebookSource, LorebookSource.lorebook_id, Lorebook.id, fmt, platform))
     return stmt
+
+
+def _chat_select(search: _Search | None, fmt: str | None, platform: str | None) -> Select[Any]:
+    """Chats matching the filters (shared by the listing and its count)."""
+    stmt: Select[Any] = select(Chat)
+    if search is not None:
+        stmt = stmt.where(
+            func.lower(Chat.character).like(search.pattern, escape="\\")
+            | func.lower(Chat.title).like(search.pattern, escape="\\")
+        )
+    if fmt or platform:
+        stmt = stmt.where(_origin_filter(ChatSource, ChatSource.chat_id, Chat.id, fmt, platform))
+    return stmt
+
+
+def _chat_items(
+    session: Session, window: int, search: _Search | None, fmt: str | None, platform: str | None
+) -> list[dict[str, Any]]:
+    """Chat rows: the listing's common keys (a chat is named by its title, else its character;
+    ``entries`` counts its own lorebook) plus ``character``, ``user``, ``group``, ``messages``,
+    ``bound_book`` (the world it binds by name) and ``lorebook`` (its own book's ref)."""
+    stmt = _chat_select(search, fmt, platform).order_by(Chat.id).limit(window)
+    rows = []
+    for chat in session.scalars(stmt):
+        book = session.get(Lorebook, chat.lorebook_id) if chat.lorebook_id is not None else None
+        rows.append(
+            {
+                "ref": str(ItemRef("chat", chat.id)),
+                "kind": "chat",
+                "name": chat.title or chat.character,
+                "creator": None,
+                "tags": [],
+                "entries": book.entry_count if book is not None else 0,
+                "formats": _formats(session, ChatSource, ChatSource.chat_id, chat.id),
+                "character": chat.character,
+                "user": chat.user_name,
+                "group": chat.is_group,
+                "messages": chat.message_count,
+                "bound_book": chat.bound_book,
+                "lorebook": str(ItemRef("lorebook", book.id)) if book is not None else None,
+            }
+        )
+    return rows
 
 
 def _card_items(
@@ -229,12 +281,13 @@ def _sources(session: Session, link: Any, link_col: Any, item_id: int) -> list[d
     ]
 
 
-def _migrations(session: Session, column: Any, item_id: int) -> list[dict[str, Any]]:
+def _migrations(session: Session, column: Any, item_id: int | None = None) -> list[dict[str, Any]]:
+    """The migrations of an item: ``column == item_id``, or ``column`` as the whole condition."""
     stmt = (
         select(Migration, FidelityReport, SourceFile.path)
         .join(SourceFile, SourceFile.id == Migration.source_file_id)
         .outerjoin(FidelityReport, FidelityReport.migration_id == Migration.id)
-        .where(column == item_id)
+        .where(column == item_id if item_id is not None else column)
         .order_by(Migration.target, Migration.id)
     )
     rows = []
@@ -264,7 +317,34 @@ def _book_summary(book: Lorebook) -> dict[str, Any]:
     return {"ref": str(ItemRef("lorebook", book.id)), "name": book.name, "entries": book.entry_count}
 
 
+def _show_chat(session: Session, ref: ItemRef) -> dict[str, Any]:
+    chat = session.get(Chat, ref.id)
+    if chat is None:
+        raise CatalogError(f"no chat with id {ref.id} in the catalog")
+    book = session.get(Lorebook, chat.lorebook_id) if chat.lorebook_id is not None else None
+    files = select(ChatSource.source_file_id).where(ChatSource.chat_id == chat.id)
+    return {
+        "ref": str(ref),
+        "kind": "chat",
+        "name": chat.title or chat.character,
+        "character": chat.character,
+        "user": chat.user_name,
+        "title": chat.title,
+        "group": chat.is_group,
+        "messages": chat.message_count,
+        "first_time": chat.first_time,
+        "last_time": chat.last_time,
+        "bound_book": chat.bound_book,
+        "content_hash": chat.content_hash,
+        "lorebook": _book_summary(book) if book is not None else None,
+        "sources": _sources(session, ChatSource, ChatSource.chat_id, chat.id),
+        "migrations": _migrations(session, (Migration.item_kind == "chat") & Migration.source_file_id.in_(files)),
+    }
+
+
 def show_item(session: Session, ref: ItemRef) -> dict[str, Any]:
+    if ref.kind == "chat":
+        return _show_chat(session, ref)
     if ref.kind == "card":
         card = session.get(Card, ref.id)
         if card is None:
@@ -363,6 +443,8 @@ def _first_source_format(session: Session, link: Any, link_col: Any, item_id: in
 
 def load_document(catalog: Catalog, session: Session, ref: ItemRef) -> Document:
     """Rebuild a Document (canonical model + asset bytes) from the catalog, for export."""
+    if ref.kind == "chat":
+        raise CatalogError(f"{ref}: the catalog records a chat's facts, not its messages; convert the source file")
     if ref.kind == "lorebook":
         book = session.get(Lorebook, ref.id)
         if book is None:

@@ -11,11 +11,14 @@ import click
 
 from ..activation.result import Result
 from ..activation.tokenizers import CharsTokenizer
+from ..api import read_bytes
 from ..engine import app_profile_names, chat_from_bytes, load_chat, profile_names, simulate
-from ..engine.chat import GENERATION_TYPES, Chat
+from ..engine.chat import GENERATION_TYPES, NATIVE_PARSERS, Chat, chat_from_log
 from ..engine.sidebyside import SideBySide, setting_names, settings_with, side_by_side
 from ..engine.sources import book_from_bytes, load_book
 from ..errors import InteropError, LimitExceededError
+from ..formats.risu.all_chats import select_chat
+from ..io import read_limited
 from ..jsonio import escape_lone_surrogates
 from .common import STDIO, InputPath, current_limits, read_stdin
 
@@ -92,6 +95,13 @@ def profile_settings(platform: str, overrides: tuple[str, ...]) -> Any:
     "'Name: message' text (docs/chats.md); '-' reads standard input.",
 )
 @click.option(
+    "--chat-index",
+    type=click.IntRange(0),
+    default=None,
+    help="Which chat of a file holding several (RisuAI's 'Export all chats', a Risu character's chats), "
+    "0-based (default: the first).",
+)
+@click.option(
     "--platform",
     type=click.Choice([*sorted(profile_names()), "all"]),
     default="sillytavern",
@@ -140,6 +150,7 @@ def profile_settings(platform: str, overrides: tuple[str, ...]) -> Any:
 def command(
     books: tuple[str, ...],
     chat_path: str,
+    chat_index: int | None,
     platform: str,
     seed: int,
     turn: int | None,
@@ -165,7 +176,7 @@ def command(
     started = time.perf_counter()
     if [*books, chat_path].count(STDIO) > 1:
         raise click.UsageError("standard input (-) can be read once: one book or the chat")
-    chat = read_chat(chat_path)
+    chat = read_chat(chat_path) if chat_index is None else read_chat_at(chat_path, chat_index)
     stdin_book = read_stdin() if STDIO in books else b""
     if generation:
         chat = chat.with_generation(generation)
@@ -266,6 +277,26 @@ def read_chat(path: str) -> Chat:
     if len(data) > limits.max_file_bytes:
         raise LimitExceededError(f"standard input exceeds the limit of {limits.max_file_bytes} bytes", file="<stdin>")
     return chat_from_bytes(data, file="<stdin>", limits=limits)
+
+
+def read_chat_at(path: str, index: int) -> Chat:
+    """Chat ``index`` of a file holding several (``select_chat``; a one-chat file has chat 0 only)."""
+    limits = current_limits()
+    if path == "-":
+        data = sys.stdin.buffer.read(limits.max_file_bytes + 1)
+        if len(data) > limits.max_file_bytes:
+            raise LimitExceededError(
+                f"standard input exceeds the limit of {limits.max_file_bytes} bytes", file="<stdin>"
+            )
+        name = "<stdin>"
+    else:
+        data, name = read_limited(path, limits.max_file_bytes), path
+    doc = read_bytes(data, filename=name, limits=limits)
+    if doc.format in NATIVE_PARSERS and index == 0:
+        return chat_from_bytes(data, file=name, limits=limits)  # the engine's own reading of its chat
+    picked = select_chat(doc, index)
+    assert picked.chat is not None
+    return chat_from_log(picked.chat, file=name)
 
 
 def _turns(chat: Chat, turn: int | None, last: bool, chat_path: str) -> list[int]:

@@ -60,7 +60,7 @@ def upgrade_cmd(db: str | None, revision: str, as_json: bool) -> None:
 
 @command.command("list")
 @db_option
-@click.option("--kind", type=click.Choice(["all", "card", "lorebook"]), default="all", show_default=True)
+@click.option("--kind", type=click.Choice(["all", "card", "lorebook", "chat"]), default="all", show_default=True)
 @click.option("--format", "fmt", default=None, help="Only items read from files of this format.")
 @click.option(
     "--platform",
@@ -81,7 +81,7 @@ def list_cmd(
     limit: int,
     as_json: bool,
 ) -> None:
-    """List catalogued cards and lorebooks."""
+    """List catalogued cards, lorebooks and chats."""
     catalog = open_named(db)
     try:
         with catalog.session() as session:
@@ -99,10 +99,19 @@ def list_cmd(
         who = f" by {item['creator']}" if item["creator"] else ""
         tags = f" [{', '.join(item['tags'])}]" if item["tags"] else ""
         entries = f", {item['entries']} entries" if item["entries"] else ""
+        if item["kind"] == "chat":
+            entries = _chat_facts(item) + entries
         click.echo(
             f"{item['ref']:<11} {item['name'] or '(unnamed)'}{who}{tags} ({', '.join(item['formats'])}{entries})"
         )
     click.echo(shown if items else "no items match")
+
+
+def _chat_facts(item: dict[str, Any]) -> str:
+    """``, Mira, 4 messages, binds st_matching`` for a chat row of the listing."""
+    who = f", {item['character']}" if item["character"] and item["character"] != item["name"] else ""
+    book = f", binds {item['bound_book']}" if item["bound_book"] else ""
+    return f"{who}, {item['messages']} messages{book}"
 
 
 @command.command("show")
@@ -110,7 +119,7 @@ def list_cmd(
 @click.argument("item")
 @json_option
 def show_cmd(db: str | None, item: str, as_json: bool) -> None:
-    """Show ITEM (card:ID, book:ID, or a card id) with its lorebook, sources, migrations and fidelity."""
+    """Show ITEM (card:ID, book:ID, chat:ID, or a card id) with its lorebook, sources, migrations and fidelity."""
     catalog = open_named(db)
     try:
         with catalog.session() as session:
@@ -122,7 +131,7 @@ def show_cmd(db: str | None, item: str, as_json: bool) -> None:
         return
     info = printable_tree(info)
     click.secho(f"{info['ref']}  {info['name'] or '(unnamed)'}", bold=True)
-    for key in ("creator", "spec", "spec_version", "content_hash"):
+    for key in ("creator", "spec", "spec_version", "character", "user", "messages", "bound_book", "content_hash"):
         if info.get(key):
             click.echo(f"  {key:<14}{info[key]}")
     if info.get("tags"):

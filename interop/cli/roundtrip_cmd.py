@@ -10,7 +10,7 @@ import click
 
 from ..document import Document
 from ..errors import InteropError
-from ..fidelity.chats import chat_round_trip
+from ..fidelity.chats import back_format, chat_round_trip
 from ..fidelity.render import leg_view
 from ..fidelity.roundtrip import roundtrip
 from ..platform.registry import writable_formats
@@ -105,7 +105,7 @@ def _chat_leg(doc: Document, target: str) -> dict[str, Any]:
         return {"target": target, "ok": False, "error": str(exc)}
     return {
         "target": target,
-        "back_format": doc.format,
+        "back_format": back_format(doc),
         "identical": not differences,
         "ok": not unexpected,
         "forward": report.to_json(),
@@ -118,8 +118,8 @@ def _print_chat_leg(doc: Document, leg: dict[str, Any]) -> None:
     if "error" in leg:
         click.secho(f"  via {target}: error: {leg['error']}", fg="red")
     elif leg["identical"]:
-        click.echo(f"  via {target} -> {doc.format}: identical")
+        click.echo(f"  via {target} -> {leg['back_format']}: identical")
     for change in leg.get("changes", []):
         mark = "!" if change["unpredicted"] else " "
         tail = " (not predicted)" if change["unpredicted"] else ""
-        click.echo(f"  via {target} -> {doc.format}: {mark} {change['path']} differs{tail}")
+        click.echo(f"  via {target} -> {leg['back_format']}: {mark} {change['path']} differs{tail}")

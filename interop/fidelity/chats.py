@@ -27,7 +27,7 @@ from ..findings import Journal
 from ..jsonvalue import json_equal
 from ..mappings import load
 from ..model.chat import CHAT_FIELDS, MESSAGE_FIELDS, ChatLog
-from ..platform.registry import get_format
+from ..platform.registry import all_formats, get_format
 from .items import FidelityItem
 from .report import FidelityReport, fidelity_report
 
@@ -219,15 +219,26 @@ def chat_differences(source: ChatLog, back: ChatLog) -> list[str]:
     return paths
 
 
+def back_format(source: Document) -> str:
+    """The format a chat goes back to: its own, or for a read-only one (RisuAI's all-chats export)
+    the chat format its app writes (``risu-chat``)."""
+    own = get_format(source.format)
+    if own.write is not None:
+        return own.name
+    return next(f.name for f in all_formats() if f.kind == "chat" and f.platform == own.platform and f.write)
+
+
 def chat_round_trip(source: Document, target: str) -> tuple[FidelityReport, list[str], list[str]]:
-    """``source`` to ``target`` and back to its own format: (the report of the way there, the paths that
-    differ after the way back, those among them the report did not predict as lost or approximated)."""
+    """``source`` to ``target`` and back to its own format (``back_format``): (the report of the way
+    there, the paths that differ after the way back, those among them the report did not predict
+    as lost or approximated)."""
     assert source.chat is not None
     written = write_with_journal(source, target)
     report = chat_report(source, target, written.data, journal=written.journal)
     data = written.data
     middle = read_bytes(data, format=target, filename=source.source)
-    back = read_bytes(write(middle, source.format), format=source.format, filename=source.source)
+    home = back_format(source)
+    back = read_bytes(write(middle, home), format=home, filename=source.source)
     assert back.chat is not None
     differences = chat_differences(source.chat, back.chat)
     predicted = {i.path for i in report.items if i.fate in ("lost", "approximated")}

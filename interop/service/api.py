@@ -641,12 +641,12 @@ def _public_item(info: dict[str, Any]) -> dict[str, Any]:
     "/catalog/items",
     response_model=CatalogPage,
     response_model_exclude_unset=True,
-    summary="Browse and search catalogued cards and lorebooks",
+    summary="Browse and search catalogued cards, lorebooks and chats",
 )
 def catalog_items(
     request: Request,
     q: Annotated[str | None, Query(description="Name/creator contains it, or a lorebook entry has its words.")] = None,
-    kind: Annotated[str, Query(pattern="^(all|card|lorebook)$")] = "all",
+    kind: Annotated[str, Query(pattern="^(all|card|lorebook|chat)$")] = "all",
     platform: Annotated[str | None, Query(description="Only items read from files of this platform.")] = None,
     page: Annotated[int, Query(ge=1, le=100_000)] = 1,
 ) -> dict[str, Any]:

@@ -206,10 +206,11 @@ class ItemLink(_Open):
 
 
 class CatalogItem(_Open):
-    """A card (with ``lorebook``: its book) or a lorebook (with ``entries`` and ``cards`` that carry it)."""
+    """A card (with ``lorebook``: its book), a lorebook (with ``entries`` and ``cards`` that carry it)
+    or a chat (``character``, ``messages``, ``bound_book``, ``lorebook``: its own book)."""
 
     ref: str
-    kind: Literal["card", "lorebook"]
+    kind: Literal["card", "lorebook", "chat"]
     name: str | None
     sources: list[dict[str, Any]]
     migrations: list[dict[str, Any]]

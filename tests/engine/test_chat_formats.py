@@ -80,6 +80,7 @@ def test_hidden_messages_are_not_scanned(tmp_path) -> None:
     ("book", "chat", "platform"),
     [
         ("risu_harbor.json", "risu_harbor_chat.json", "risu"),
+        ("risu_harbor.json", "risu_all_chats.json", "risu"),  # the first chat of RisuAI's "Export all chats"
         ("agnai_harbor.json", "agnai_harbor_chat.json", "agnai"),
         ("st_matching.json", "st_group.jsonl", "sillytavern"),
         ("st_matching.json", "harbor_transcript.txt", "sillytavern"),
@@ -134,3 +135,77 @@ def test_platform_all_compares_the_apps_side_by_side() -> None:
     assert text.count("\n* ") + text.startswith("* ") == data["differences"] > 0
     refused = CliRunner().invoke(cli, ["activate", book, "--chat", chat, "--platform", "all", "--turn", "2"])
     assert refused.exit_code == 2
+
+
+# SillyTavern's own export (corpus/chats/make_st_exports.py: SillyTavern 1.12.6 saved the chat and
+# gave it back through /api/chats/export, format jsonl). The equivalent interop chat is the
+# harbour scene with the two messages SillyTavern keeps out of the prompt as ``system`` lines: the
+# /hide-hidden user message and the /sys narrator message.
+EXPORT_EXTRA = {
+    2: {"name": "Alex", "role": "system", "text": "(OOC: skip the small talk, I want the ferry.)"},
+    4: {"name": "System", "role": "system", "text": "Fog rolls in over the Saltmarket; the lamps dim."},
+}
+
+
+def equivalent_of_the_export(tmp_path: Path) -> Path:
+    scene = equivalent_interop_chat("harbor.jsonl", tmp_path).read_text("utf-8").splitlines()
+    header, messages = scene[0], scene[1:]
+    for index in sorted(EXPORT_EXTRA):
+        messages.insert(index, json.dumps(EXPORT_EXTRA[index]))
+    path = tmp_path / "equivalent_export.jsonl"
+    path.write_text("\n".join([header, *messages]) + "\n", "utf-8")
+    return path
+
+
+@pytest.mark.parametrize("book", ["st_matching", "st_recursion", "st_groups", "st_budget", "st_depth"])
+def test_sillytavern_own_export_fires_what_the_equivalent_interop_chat_fires(book: str, tmp_path) -> None:
+    export = CHATS / "st_export_harbor.jsonl"
+    st = invoke(str(CHATS / f"{book}.json"), "--chat", str(export), "--json", "--all-turns")
+    ours = invoke(
+        str(CHATS / f"{book}.json"), "--chat", str(equivalent_of_the_export(tmp_path)), "--json", "--all-turns"
+    )
+    assert st.exit_code == 0 and ours.exit_code == 0, st.output + ours.output
+    assert fired_per_turn(st.output) == fired_per_turn(ours.output)
+    assert any(ids for _, ids in fired_per_turn(st.output))
+    # The hidden and narrator messages are out of the prompt: the last turn fires what the same
+    # scene without them fires (corpus/chats/st_harbor.jsonl, made by interop's own writer).
+    before = invoke(str(CHATS / f"{book}.json"), "--chat", str(CHATS / "st_harbor.jsonl"), "--json", "--all-turns")
+    assert fired_per_turn(st.output)[-1][1] == fired_per_turn(before.output)[-1][1]
+
+
+def test_sillytavern_import_of_an_agnai_chat_fires_like_the_agnai_chat() -> None:
+    """``st_export_imported_agnai.jsonl`` is what SillyTavern's importer (``importAgnaiChat``) made
+    of ``agnai_harbor_chat.json``: the same messages fire the same entries."""
+    book = str(CHATS / "st_matching.json")
+    st = invoke(book, "--chat", str(CHATS / "st_export_imported_agnai.jsonl"), "--json", "--all-turns")
+    agnai = invoke(book, "--chat", str(CHATS / "agnai_harbor_chat.json"), "--json", "--all-turns")
+    assert st.exit_code == 0 and agnai.exit_code == 0, st.output + agnai.output
+    assert fired_per_turn(st.output) == fired_per_turn(agnai.output)
+    assert any(ids for _, ids in fired_per_turn(st.output))
+
+
+def test_chat_index_picks_a_chat_of_a_file_holding_several() -> None:
+    """``--chat-index N``: chat N of RisuAI's "Export all chats" (``risu_all_chats.json``: storm, harbour,
+    an empty chat). Chat 1 is the harbour chat of ``risu_harbor_chat.json``: it fires what that file fires."""
+    book, all_chats = str(CHATS / "risu_harbor.json"), str(CHATS / "risu_all_chats.json")
+    picked = invoke(book, "--chat", all_chats, "--chat-index", "1", "--platform", "risu", "--json", "--all-turns")
+    single = invoke(book, "--chat", str(CHATS / "risu_harbor_chat.json"), "--platform", "risu", "--json", "--all-turns")
+    assert picked.exit_code == 0, picked.output
+    assert fired_per_turn(picked.output) == fired_per_turn(single.output)
+    first = invoke(book, "--chat", all_chats, "--platform", "risu", "--json")
+    storm = invoke(book, "--chat", all_chats, "--chat-index", "0", "--platform", "risu", "--json")
+    assert json.loads(first.output) == json.loads(storm.output) != json.loads(picked.output)[-1]
+    piped = invoke(
+        book,
+        "--chat",
+        "-",
+        "--chat-index",
+        "1",
+        "--platform",
+        "risu",
+        "--json",
+        stdin=(CHATS / "risu_all_chats.json").read_bytes(),
+    )
+    assert json.loads(piped.output) == json.loads(picked.output)[-1]
+    missing = CliRunner().invoke(cli, ["activate", book, "--chat", all_chats, "--chat-index", "3"])
+    assert missing.exit_code == 3 and "holds 3 chat(s)" in missing.output

@@ -21,6 +21,8 @@ import pytest
 from interop import api
 from interop.cardkit.chat_native import parse_time, st_timestamp
 from interop.errors import ConversionError, CorruptInputError, FormatError, InvalidCardError, LimitExceededError
+from interop.formats.risu.all_chats import chats_in, select_chat
+from interop.inspection import summarize
 from interop.limits import Limits
 
 CHATS = Path(__file__).resolve().parents[2] / "corpus" / "chats"
@@ -30,6 +32,9 @@ NATIVE = {
     "st_hidden.jsonl": "sillytavern-chat",
     "st_group.jsonl": "sillytavern-chat",
     "st_group_header.jsonl": "sillytavern-chat",
+    "st_export_harbor.jsonl": "sillytavern-chat",  # SillyTavern 1.12.6's own bytes (make_st_exports.py)
+    "st_export_imported_agnai.jsonl": "sillytavern-chat",
+    "st_export_group.jsonl": "sillytavern-chat",
     "risu_harbor_chat.json": "risu-chat",
     "agnai_harbor_chat.json": "agnai-chat",
     "harbor.jsonl": "interop-chat",
@@ -84,11 +89,43 @@ def test_sillytavern_hidden_and_narrator_messages() -> None:
     assert hidden[0] is chat.messages[2] and hidden[0].time == parse_time("2026-11-02T19:43:00.000Z")
 
 
-@pytest.mark.parametrize("name", ["st_group.jsonl", "st_group_header.jsonl"])
+@pytest.mark.parametrize("name", ["st_group.jsonl", "st_group_header.jsonl", "st_export_group.jsonl"])
 def test_sillytavern_group_chats(name: str) -> None:
     chat = api.read(CHATS / name).chat
     assert chat.group and chat.character is None
     assert chat.characters == ["Mira", "Roderick"]
+
+
+def test_sillytavern_own_export() -> None:
+    """``st_export_harbor.jsonl``: saved by SillyTavern 1.12.6 (``/api/chats/save``) and downloaded
+    through its chat export (``/api/chats/export``, ``format: "jsonl"``), see make_st_exports.py."""
+    chat = api.read(CHATS / "st_export_harbor.jsonl").chat
+    assert (chat.user, chat.character, chat.group, chat.book_name) == ("Alex", "Mira", False, "st_matching")
+    assert [(m.role, m.hidden) for m in chat.messages] == [
+        ("assistant", False),
+        ("user", False),
+        ("user", True),
+        ("assistant", False),
+        ("system", False),
+        ("user", False),
+    ]
+    greeting, reply = chat.messages[0], chat.messages[3]
+    assert greeting.swipes == [
+        "Welcome to Vellmar, traveler. The tide is turning.",
+        "Another night, another stranger at the pier.",
+    ]
+    assert reply.swipe_index == 1 and reply.text == reply.swipes[1] and len(reply.swipes) == 2
+    assert chat.messages[-1].time == parse_time("November 28, 2026 12:31am")
+    assert chat.created == parse_time("2026-11-28T00:25:41Z")
+
+
+def test_sillytavern_importer_dates() -> None:
+    """SillyTavern's chat importer stamps the header and every message with
+    ``humanizedISO8601DateTime`` (``src/util.js``: ``2026-11-28 @00h 25m 41s 656ms``)."""
+    chat = api.read(CHATS / "st_export_imported_agnai.jsonl").chat
+    assert chat.created == parse_time("2026-11-28T00:25:41.656Z")
+    assert {m.time for m in chat.messages} == {chat.created}
+    assert [m.role for m in chat.messages] == ["assistant", "user", "assistant", "user"]
 
 
 def test_risu_fields_and_local_lore() -> None:
@@ -220,3 +257,78 @@ def test_unused_header_names_with_one_character_are_not_a_group() -> None:
     doc = api.read_bytes(data, filename="single.jsonl")
     assert not doc.chat.group and doc.chat.character is None and doc.chat.characters == ["Mira"]
     assert api.write(doc, "sillytavern-chat") == data
+
+
+def test_risu_all_chats_lists_and_selects() -> None:
+    """RisuAI ``exportAllChats`` (src/ts/characters.ts): ``{type: 'risuAllChats', ver: 2, data:
+    char.chats, folders: char.chatFolders}``. The document is the first chat; every chat is listed."""
+    doc = api.read(CHATS / "risu_all_chats.json")
+    assert doc.format == "risu-all-chats" and doc.kind == "chat"
+    chats = chats_in(doc)
+    assert [(c.title, len(c.messages)) for c in chats] == [("Storm watch", 7), ("Harbour night", 4), ("Chat 1", 0)]
+    assert doc.chat is chats[0]
+    assert summarize(doc, "x")["facts"]["chats"][1] == {"name": "Harbour night", "messages": 4, "local_lore_entries": 2}
+    # One chat of the file, written as RisuAI's single-chat export (exportChat: folders = the chat's
+    # folder), is the export of that chat: the harbour chat gives risu_harbor_chat.json byte for byte.
+    harbour = select_chat(doc, 1)
+    assert harbour.chat is chats[1] and summarize(harbour, "x")["facts"]["selected"] == 1
+    assert api.write(harbour, "risu-chat") == (CHATS / "risu_harbor_chat.json").read_bytes()
+    storm = json.loads(api.write(doc, "risu-chat"))
+    source = json.loads((CHATS / "risu_all_chats.json").read_bytes())
+    assert storm["data"] == source["data"][0] and storm["folders"] == source["folders"]
+    with pytest.raises(InvalidCardError, match="holds 3 chat"):
+        select_chat(doc, 3)
+
+
+def test_risu_all_chats_version_1_and_bad_input() -> None:
+    """``importChat`` also takes ``ver`` 1 (no folders); an empty list is refused (RisuAI: noData)."""
+    one = {
+        "type": "risuAllChats",
+        "ver": 1,
+        "data": [{"message": [{"role": "user", "data": "hi"}], "note": "", "name": "A", "localLore": []}],
+    }
+    doc = api.read_bytes(json.dumps(one).encode(), filename="all.json")
+    assert doc.format == "risu-all-chats" and [m.text for m in doc.chat.messages] == ["hi"]
+    with pytest.raises(InvalidCardError, match="no chat"):
+        api.read_bytes(b'{"type":"risuAllChats","ver":2,"data":[]}', filename="all.json")
+    with pytest.raises(InvalidCardError, match="role"):
+        api.read_bytes(b'{"type":"risuAllChats","ver":2,"data":[{"message":[{"role":"x","data":""}]}]}')
+
+
+@pytest.mark.parametrize("index", [0, 1, 2])
+@pytest.mark.parametrize("via", ["sillytavern-chat", "agnai-chat"])
+def test_each_risu_chat_of_an_all_chats_export_goes_there_and_back(index: int, via: str) -> None:
+    """Each chat, as its single export, to SillyTavern or Agnai and back gives that export byte for
+    byte. The storm chat's times have seconds, which SillyTavern's ``send_date`` (minutes) cannot
+    hold: the exact time is stashed."""
+    chat = select_chat(api.read(CHATS / "risu_all_chats.json"), index)
+    single = api.read_bytes(api.write(chat, "risu-chat"), filename="single.json")
+    middle = api.read_bytes(api.write(single, via), filename=f"x{via}")
+    assert api.write(middle, "risu-chat") == api.write(chat, "risu-chat")
+    if index == 0 and via == "sillytavern-chat":
+        first = json.loads(api.write(single, via).split(b"\n")[1])
+        assert first["interop_stash"]["fields"]["time"] == chat.chat.messages[0].time
+        assert parse_time(first["send_date"]) != chat.chat.messages[0].time
+
+
+def test_chats_inside_a_risu_character() -> None:
+    """A Risu character (``risu-character``, Risu's own character object as its database and backups
+    keep it) holds its chats in ``chats``: listed and picked like an all-chats export's; a picked
+    chat written as ``risu-chat`` is that chat's "Export as JSON"."""
+    character = json.loads(
+        (Path(__file__).resolve().parents[2] / "corpus/risu/lantern_harbor_character.json").read_bytes()
+    )
+    harbour = json.loads((CHATS / "risu_harbor_chat.json").read_bytes())["data"]
+    character["chats"] = [*character["chats"], harbour]
+    doc = api.read_bytes(json.dumps(character).encode(), filename="character.json")
+    assert doc.format == "risu-character" and doc.kind == "card"
+    chats = chats_in(doc)
+    assert [(c.title, c.character, len(c.messages)) for c in chats] == [
+        ("Chat 1", "Mira", 0),
+        ("Harbour night", "Mira", 4),
+    ]
+    picked = select_chat(doc, 1)
+    assert picked.format == "risu-chat" and picked.chat is not None and picked.chat.lorebook is not None
+    written = json.loads(api.write(picked, "risu-chat"))
+    assert {k: v for k, v in written["data"].items() if k != "interop_stash"} == harbour
+    assert written["data"]["interop_stash"]["fields"] == {"character": "Mira"}  # whose chat it was

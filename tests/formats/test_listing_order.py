@@ -2,7 +2,7 @@
 the order before the per-platform packages: platforms by ``Platform.rank``, each platform's
 formats in the order its package registers them. Checked by hand against the listing of the
 flat ``interop/formats/*.py`` layout (commit 636e904) when the packages were introduced; each
-platform's chat format (issue 20) is registered after its card and lorebook formats."""
+platform's chat formats (issue 20) are registered after its card and lorebook formats."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ BEFORE_PACKAGES = [
     "agnai-book", "agnai-character", "agnai-card", "agnai-chat",
     "novelai-lorebook", "novelai-scenario", "novelai-story", "novelai-png",
     "sillytavern-world", "sillytavern-card", "sillytavern-chat",
-    "risu-lorebook", "risum", "risu-charx", "risu-character", "risu-chat",
+    "risu-lorebook", "risum", "risu-charx", "risu-character", "risu-chat", "risu-all-chats",
     "pygmalion-json", "textgen-yaml", "byaf",
 ]  # fmt: skip
 

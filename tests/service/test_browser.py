@@ -663,3 +663,76 @@ def test_playground_takes_a_dropped_chat_file(page: object, server: str) -> None
     drop_file(page, "#chat", CHATS / "harbor.jsonl")
     page.wait_for_function("document.getElementById('chat').value.length > 0")  # type: ignore[attr-defined]
     assert page.input_value("#chat") == (CHATS / "harbor.jsonl").read_text()  # type: ignore[attr-defined]
+    page.wait_for_function("document.getElementById('chat-source').textContent.includes('harbor.jsonl')")  # type: ignore[attr-defined]
+
+
+def _run_and_capture(page: object) -> list[list[str | int]]:
+    """Click Run; the form fields the page sent to /activate: ``[name, text]`` or ``[name, file name,
+    size]`` (read in the page: the DevTools protocol leaves out a body that holds a file)."""
+    page.evaluate(  # type: ignore[attr-defined]
+        """() => {
+            window.sentFields = null;
+            if (window.fetchSeen) return;
+            window.fetchSeen = true;
+            const original = window.fetch;
+            window.fetch = (url, init) => {
+                if (String(url).endsWith("/activate") && init && init.body instanceof FormData) {
+                    window.sentFields = [...init.body.entries()].map(([k, v]) =>
+                        v instanceof File ? [k, v.name, v.size] : [k, v]);
+                }
+                return original(url, init);
+            };
+        }"""
+    )
+    page.click("#activate button[type=submit]")  # type: ignore[attr-defined]
+    page.wait_for_function("window.sentFields !== null")  # type: ignore[attr-defined]
+    return page.evaluate("window.sentFields")  # type: ignore[attr-defined]
+
+
+def test_playground_sends_a_dropped_sillytavern_chat_as_a_file(page: object, server: str, tmp_path: Path) -> None:
+    """A dropped chat goes to the API as the file (its bytes and name), not as the text the browser
+    decoded: SillyTavern's own export (corpus/chats/st_export_harbor.jsonl) fires what the CLI fires."""
+    export = CHATS / "st_export_harbor.jsonl"
+    page.goto(server + "/playground")  # type: ignore[attr-defined]
+    page.set_input_files("#book", str(CHATS / "st_matching.json"))  # type: ignore[attr-defined]
+    drop_file(page, "#chat", export)
+    page.wait_for_function("document.getElementById('chat').value.length > 0")  # type: ignore[attr-defined]
+    page.uncheck("input[name=platform][value=risu]")  # type: ignore[attr-defined]
+    page.uncheck("input[name=platform][value=agnai]")  # type: ignore[attr-defined]
+    sent = {field[0]: field[1:] for field in _run_and_capture(page)}
+    assert sent["chat"] == ["st_export_harbor.jsonl", export.stat().st_size] and "chat_text" not in sent
+    title = page.locator("#play-title", has_text="(sillytavern-chat)")  # type: ignore[attr-defined]
+    title.wait_for()
+    run = CliRunner().invoke(cli, ["activate", str(CHATS / "st_matching.json"), "--chat", str(export), "--json"])
+    fired = {a["entry_id"] for a in json.loads(run.output)["activated"]}
+    shown = page.locator("#side tbody tr td.fired").count()  # type: ignore[attr-defined]
+    assert shown == len(fired) > 0
+    page.screenshot(path=str(tmp_path / "playground_st_export.png"), full_page=True)  # type: ignore[attr-defined]
+
+    # Edited, the box's text is what is sent.
+    page.fill("#chat", "User: Where can I find Roderick?\nMira: At the docks.")  # type: ignore[attr-defined]
+    sent = {field[0]: field[1:] for field in _run_and_capture(page)}
+    assert sent["chat_text"] == ["User: Where can I find Roderick?\nMira: At the docks."] and "chat" not in sent
+    page.locator("#play-title", has_text="over 2 messages").wait_for()  # type: ignore[attr-defined]
+
+
+def test_playground_names_the_line_of_a_mixed_encoding_chat(
+    page: object, server: str, tmp_path: Path, js_errors: list[str]
+) -> None:
+    """Sent as a file, a chat with a line in another encoding is refused naming the line (decoded by
+    the browser, the bad bytes would silently have become U+FFFD)."""
+    lines = (CHATS / "st_export_harbor.jsonl").read_bytes().split(b"\n")
+    lines[2] = lines[2].replace(b"passage", "pass\u00e1ge".encode("latin-1"))
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_bytes(b"\n".join(lines))
+    page.goto(server + "/playground")  # type: ignore[attr-defined]
+    page.set_input_files("#book", str(CHATS / "st_matching.json"))  # type: ignore[attr-defined]
+    drop_file(page, "#chat", mixed)
+    page.wait_for_function("document.getElementById('chat-source').textContent.includes('mixed.jsonl')")  # type: ignore[attr-defined]
+    page.click("#activate button[type=submit]")  # type: ignore[attr-defined]
+    error = page.locator("#play-error")  # type: ignore[attr-defined]
+    error.wait_for()
+    assert "line 3" in error.inner_text() and "not UTF-8" in error.inner_text()
+    # Chromium logs the API's 400 answer on the console: expected here, and the only message.
+    assert js_errors == ["Failed to load resource: the server responded with a status of 400 (Bad Request)"]
+    js_errors.clear()

@@ -14,7 +14,7 @@ from functools import partial
 
 from ...platform.registry import Platform, register_platform
 from ...transforms.for_risu import book_losses
-from . import app_model, card, chat, legacy_png, lorebook, module
+from . import all_chats, app_model, card, chat, legacy_png, lorebook, module
 from .activation import RisuProfile
 from .entries import NS, lorebook_from_risu_entries, risu_entries_from_lorebook
 
@@ -53,4 +53,5 @@ PLATFORM = register_platform(
     *module.FORMATS,
     *card.FORMATS,
     *chat.FORMATS,
+    *all_chats.FORMATS,
 )

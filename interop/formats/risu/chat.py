@@ -61,30 +61,40 @@ def _read(data: bytes, ctx: ReadContext) -> Document:
     file = ctx.filename
     if not isinstance(obj, dict) or obj.get("type") != EXPORT_TYPE or not isinstance(obj.get("data"), dict):
         raise InvalidCardError("not a RisuAI chat export (type 'risuChat' with a 'data' object)", file=file)
-    chat = dict(obj["data"])
+    log = chat_log(obj["data"], file, "data")
+    # The chat is rebuilt by the writer: a placeholder keeps its position in the wrapper.
+    wrapper = {k: (None if k == "data" else v) for k, v in obj.items()}
+    log.native[PLATFORM]["wrapper"] = native_record(wrapper, _fresh_wrapper())
+    doc = Document(format="risu-chat", chat=log, source=file)
+    if obj.get("ver") not in (1, 2):
+        doc.warn(f"Risu chat export version {obj.get('ver')!r}; RisuAI imports 1 and 2")
+    return doc
+
+
+def chat_log(raw: dict[str, Any], file: str | None, where: str) -> ChatLog:
+    """One Risu ``Chat`` object (an export's ``data``, an entry of an all-chats export) as a
+    canonical log; ``native["risu"]["chat"]`` keeps what the writer would not rebuild."""
+    chat = dict(raw)
     messages = chat.get("message")
     if not isinstance(messages, list):
-        raise InvalidCardError("Risu chat has no 'message' list", file=file, location="data.message")
+        raise InvalidCardError("Risu chat has no 'message' list", file=file, location=f"{where}.message")
     stash = chat.pop(STASH_KEY, None)
     log = ChatLog()
     note, name, lore = chat.get("note"), chat.get("name"), chat.get("localLore")
     log.notes = note if isinstance(note, str) and note else None
     log.title = name if isinstance(name, str) else None
     if isinstance(lore, list) and lore:
-        log.lorebook = lorebook_from_risu_entries(lore, location="data.localLore")
-    log.messages = [_message(m, file, f"data.message[{i}]") for i, m in enumerate(messages)]
-    # The message list and the chat are rebuilt by the writer: placeholders keep their positions.
-    wrapper = {k: (None if k == "data" else v) for k, v in obj.items()}
-    chat["message"] = None
-    log.native[PLATFORM] = {
-        "chat": native_record(chat, _fresh_chat(log, None)),
-        "wrapper": native_record(wrapper, _fresh_wrapper()),
-    }
+        log.lorebook = lorebook_from_risu_entries(lore, location=f"{where}.localLore")
+    log.messages = [_message(m, file, f"{where}.message[{i}]") for i, m in enumerate(messages)]
+    chat["message"] = None  # the message list is rebuilt by the writer: the placeholder keeps its position
+    log.native[PLATFORM] = {"chat": native_record(chat, _fresh_chat(log, None))}
     restore_chat(log, stash)
-    doc = Document(format="risu-chat", chat=log, source=file)
-    if obj.get("ver") not in (1, 2):
-        doc.warn(f"Risu chat export version {obj.get('ver')!r}; RisuAI imports 1 and 2")
-    return doc
+    return log
+
+
+def wrapper_record(folders: list[Any]) -> dict[str, Any]:
+    """The wrapper record of a chat whose single export (``exportChat``) lists ``folders``."""
+    return native_record({"type": EXPORT_TYPE, "ver": 2, "data": None, "folders": folders}, _fresh_wrapper())
 
 
 def _message(raw: Any, file: str | None, where: str) -> ChatMessage:

@@ -201,11 +201,19 @@ def chat_lines(log: ChatLog) -> list[dict[str, Any]]:
         lines.append(apply_record(_fresh_header(log, meta), native.get("header")))
     for message in log.messages:
         obj = apply_record(_fresh_message(message), message.native.get(PLATFORM))
-        stash = message_stash(message, PLATFORM, MESSAGE_STASHED, filled=("name",))
+        stash = message_stash(message, PLATFORM, MESSAGE_STASHED + _inexact_time(message, obj), filled=("name",))
         if stash:
             obj[STASH_KEY] = stash
         lines.append(obj)
     return lines
+
+
+def _inexact_time(message: ChatMessage, obj: dict[str, Any]) -> tuple[str, ...]:
+    """``("time",)`` when the line's ``send_date`` does not give the message's time back: SillyTavern's
+    stamp has minutes only (``getMessageTimeStamp``), a RisuAI ``time`` has milliseconds."""
+    if message.time is None or parse_time(obj.get("send_date")) == message.time:
+        return ()
+    return ("time",)
 
 
 def dump_line(obj: Any) -> str:

@@ -624,7 +624,21 @@ function initPlayground() {
   onlyDiff.addEventListener("change", () => {
     for (const row of document.querySelectorAll("#side tbody tr")) row.hidden = onlyDiff.checked && !row.classList.contains("differs");
   });
-  const readChat = async (file) => { if (file) chat.value = await file.text(); };
+  const source = document.getElementById("chat-source");
+  // A dropped or opened chat file is sent as the file (its bytes and name: the server detects the
+  // format, applies the size limit and names a line in another encoding, which the text shown
+  // here, decoded by the browser, would hide); the box shows its text. Editing the box sends the text.
+  let chatUpload = null;
+  const setUpload = (file) => {
+    chatUpload = file;
+    source.textContent = file ? `${file.name} is sent as a file; edit the text to send the text instead` : "";
+  };
+  const readChat = async (file) => {
+    if (!file) return;
+    chat.value = await file.text();
+    setUpload(file);
+  };
+  chat.addEventListener("input", () => setUpload(null));
   chatFile.addEventListener("change", () => { readChat(chatFile.files[0]).catch(showFatal); chatFile.value = ""; });
   chat.addEventListener("dragover", (e) => { e.preventDefault(); chat.classList.add("over"); });
   chat.addEventListener("dragleave", () => chat.classList.remove("over"));
@@ -640,7 +654,7 @@ function initPlayground() {
     document.getElementById("play-result").hidden = true; // never show the last run's answer as this one's
     status.textContent = "running…";
     const fields = [["book", document.getElementById("book").files[0]],
-      ["chat_text", chat.value], ["seed", document.getElementById("seed").value]];
+      chatUpload ? ["chat", chatUpload] : ["chat_text", chat.value], ["seed", document.getElementById("seed").value]];
     for (const [id, name] of [["scan-depth", "scan_depth"], ["budget", "budget"]]) {
       const value = document.getElementById(id).value.trim();
       if (value) fields.push([name, value]);
@@ -681,8 +695,9 @@ function renderSideBySide(data) {
     body.append(tr);
   }
   const fired = data.platforms.map((p) => `${p}: ${data.results[p].activated.length} injected`).join(", ");
+  const chatFormat = data.chat && data.chat.format ? ` (${data.chat.format})` : "";
   document.getElementById("play-title").textContent =
-    `${data.books.join(", ")} over ${data.messages} messages — ${fired}; ${data.differences} entr${data.differences === 1 ? "y differs" : "ies differ"}`;
+    `${data.books.join(", ")} over ${data.messages} messages${chatFormat} — ${fired}; ${data.differences} entr${data.differences === 1 ? "y differs" : "ies differ"}`;
   const injected = document.getElementById("injected");
   injected.replaceChildren();
   for (const p of data.platforms) {
