@@ -27,8 +27,12 @@ run: >= 200 files/s on SQLite, judged on wall time and on files per
 CPU-second (wall time on a shared machine mostly measures the neighbours);
 PostgreSQL >= SQLite (wall, same run); database share < 20 % on both (see
 ``report_run``); every search < 100 ms; issue 19: >= 1,000 files per CPU-second
-(one worker = one core) and the fidelity report < 25 % of a conversion (report /
-(convert + report) from the run's split, printed per file with the other phases).
+(one worker = one core), judged twice: over the whole run, and in the steady state
+(the run's CPU less that of the same run over one file, per remaining file: start-up
+and imports cost about as much as a few hundred typical files, see ``steady_state``);
+and the fidelity report < 25 % of a conversion (report / (convert + report) from the
+run's split, printed per file with the other phases). The measured processes run from
+compiled bytecode, as an installed interop does (``child_env``).
 ``--baseline /work/main`` runs the typical one-worker migrations with another source
 tree too, taking turns with this one, so both are measured under the same load.
 The mixed archive and the workers runs are reported without a target.
@@ -218,8 +222,25 @@ def generate_typical(folder: Path, n: int, seed: int = 5) -> dict[str, int]:
     return made
 
 
-def run_migrate(src: Path, out: Path, url: str, targets: str, jobs: int, tree: Path | None = None) -> dict[str, Any]:
-    """``tree``: run that source tree's interop (``PYTHONPATH``), e.g. main beside a branch."""
+def child_env(work: Path, tree: Path | None = None) -> dict[str, str]:
+    """The measured process's environment: bytecode compiled once and cached under ``work``.
+
+    An installed interop runs from compiled bytecode (pip writes the ``.pyc`` files). A session
+    with ``PYTHONDONTWRITEBYTECODE=1`` (ours) would recompile every module of the tree in every
+    run, about 0.3 s of CPU charged to the migration; the cache goes under ``work``
+    (``PYTHONPYCACHEPREFIX``), so no source tree is written to. ``tree``: run that source
+    tree's interop (``PYTHONPATH``), e.g. main beside a branch.
+    """
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
+    if tree is not None:
+        env["PYTHONPATH"] = str(tree)
+    return env
+
+
+def run_migrate(
+    src: Path, out: Path, url: str, targets: str, jobs: int, env: dict[str, str] | None = None
+) -> dict[str, Any]:
     cmd = [
         sys.executable,
         "-c",
@@ -238,7 +259,6 @@ def run_migrate(src: Path, out: Path, url: str, targets: str, jobs: int, tree: P
     ]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    env = None if tree is None else {**os.environ, "PYTHONPATH": str(tree)}
     proc = subprocess.run(cmd, capture_output=True, check=False, env=env)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -250,7 +270,7 @@ def run_migrate(src: Path, out: Path, url: str, targets: str, jobs: int, tree: P
     return summary
 
 
-def report_run(label: str, summary: dict[str, Any]) -> tuple[float, float, float]:
+def report_run(label: str, summary: dict[str, Any], fixed_cpu_s: float | None = None) -> tuple[float, float, float]:
     """Print one run; returns (wall-clock files/s, files per CPU-second, database share in %).
 
     On a shared machine wall-clock rates depend on the neighbours; files per
@@ -264,6 +284,8 @@ def report_run(label: str, summary: dict[str, Any]) -> tuple[float, float, float
     it were on the run's core (for SQLite that is SQLite's own work, which runs
     with the GIL released, in parallel when a core is free); the PostgreSQL
     server's work is on its own core (measured by the ceiling runs below).
+
+    ``fixed_cpu_s``: the CPU of the same migration over one file (``steady_state``).
     """
     files = summary["files"]["seen"]
     rate = files / summary["process_wall_s"]
@@ -285,9 +307,36 @@ def report_run(label: str, summary: dict[str, Any]) -> tuple[float, float, float
         f"  {'':<24} database share {db_share:.0f}% (waited {waited / 1000:.2f}s); catalog writer thread "
         f"{busy / 1000:.2f}s wall, {cpu_db / 1000:.2f}s CPU: {strict:.0f}% counting its CPU"
     )
-    per_file = ", ".join(f"{k} {v / files:.3f}" for k, v in sorted(t.items()))
-    print(f"  {'':<24} per file (ms): {per_file}; report share of a conversion {report_share(summary):.0f}%")
+    if fixed_cpu_s is not None:
+        steady_ms = steady_state(cpu, fixed_cpu_s, files)
+        print(
+            f"  {'':<24} fixed cost (start-up, imports, catalog open: the same run over 1 file) "
+            f"{fixed_cpu_s:.2f}s CPU = {100 * min(fixed_cpu_s, cpu) / cpu:.0f}% of this run; "
+            f"steady state {steady_ms:.2f} ms CPU per file = {1000 / steady_ms:.0f} files per CPU-second"
+        )
+    print(f"  {'':<24} {per_file_breakdown(summary)}; report share of a conversion {report_share(summary):.0f}%")
     return rate, files / cpu, db_share
+
+
+def steady_state(cpu_s: float, fixed_cpu_s: float, files: int) -> float:
+    """CPU milliseconds per file once the process runs: (CPU of N files - CPU of 1 file) / (N - 1).
+
+    A migrate process first pays a fixed cost (interpreter start, imports, opening the catalog,
+    first-use tables), about as much as a few hundred files; a run over N files and the same run
+    over one file differ by the cost of N - 1 files. Never below 1 microsecond (a noisy 1-file run).
+    """
+    return max(1000 * (cpu_s - fixed_cpu_s) / max(files - 1, 1), 0.001)
+
+
+def per_file_breakdown(summary: dict[str, Any]) -> str:
+    """Milliseconds per file of each phase (wall time inside the run, so a loaded machine inflates them):
+    read (read, detect, parse, catalog records), convert, report, write (outputs and asset blobs) and
+    catalog (the time the run waited for the writer thread, then that thread's own CPU)."""
+    files = max(summary["files"]["seen"], 1)
+    t = summary["timings_ms"]
+    phases = ", ".join(f"{k} {t.get(k, 0.0) / files:.3f}" for k in ("read", "convert", "report", "write"))
+    catalog = f"catalog {t.get('database', 0.0) / files:.3f} waited + {summary.get('database_cpu_ms', 0.0) / files:.3f}"
+    return f"per file (ms): {phases}, {catalog} writer-thread CPU"
 
 
 def report_share(summary: dict[str, Any]) -> float:
@@ -383,7 +432,7 @@ def distributed_runs(typical: Path, work: Path, pg: Any, args: Any) -> list[tupl
             engine.dispose()
             out = work / f"out-workers{n}"
             shutil.rmtree(out, ignore_errors=True)
-            env = {**os.environ, "INTEROP_DATA_DIR": str(work / f"data-workers{n}")}
+            env = {**child_env(work), "INTEROP_DATA_DIR": str(work / f"data-workers{n}")}
             procs = start_workers(n, broker, url, queue, work, env)
             try:
                 cmd = _cli("migrate", str(typical), "--to", args.to, "--out", str(out), "--db", url)
@@ -675,30 +724,63 @@ def typical_runs(args: argparse.Namespace, work: Path, backends: Backends, pg: P
     if not typical.exists():
         made = generate_typical(typical, args.typical)
         print(f"generated {args.typical} typical cards: {made}")
+    one = work / "typical-one"  # the first typical file alone: the fixed cost of a run
+    if not one.exists():
+        one.mkdir()
+        first = min(typical.rglob("card*"))
+        shutil.copyfile(first, one / first.name)
     print(f"\ntypical cards, migrate --to {args.to}")
+    trees: list[tuple[str, Path | None]] = [("", None)]
+    if args.baseline is not None:  # the same run measures the baseline tree too, taking turns
+        trees.append((f" [baseline {args.baseline}]", args.baseline))
+    for _, tree in trees:  # compiles each tree's bytecode into the cache, unmeasured (see child_env)
+        out, url = fresh(work, "warm-up", backends[0][1])
+        run_migrate(one, out, url, args.to, 1, child_env(work, tree))
     # one worker: the backends take turns, --repeat times, and each is judged on its best
     # run, so a burst of load from the neighbours does not decide the comparison
     best: dict[str, tuple[float, float, float]] = {}
     shares: dict[str, float] = {}
-    trees: list[tuple[str, Path | None]] = [("", None)]
-    if args.baseline is not None:  # the same run measures the baseline tree too, taking turns
-        trees.append((f" [baseline {args.baseline}]", args.baseline))
+    steady: dict[tuple[str, str], float] = {}
+    whole: dict[tuple[str, str], float] = {}
     for round_no in range(args.repeat):
         for backend, make_url in backends:
             for tag, tree in trees:
+                env = child_env(work, tree)
+                out, url = fresh(work, f"typical-{backend}-one", make_url)
+                fixed = run_migrate(one, out, url, args.to, 1, env)["process_cpu_s"]
                 out, url = fresh(work, f"typical-{backend}-j1", make_url)
                 label = f"{backend}, --jobs 1" + (f" #{round_no + 1}" if args.repeat > 1 else "") + tag
-                summary = run_migrate(typical, out, url, args.to, 1, tree)
-                measured = report_run(label, summary)
+                summary = run_migrate(typical, out, url, args.to, 1, env)
+                measured = report_run(label, summary, fixed)
+                rate = 1000 / steady_state(summary["process_cpu_s"], fixed, summary["files"]["seen"])
+                steady[backend, tag] = max(steady.get((backend, tag), 0.0), rate)
+                whole[backend, tag] = max(whole.get((backend, tag), 0.0), measured[1])
                 if tree is None and (backend not in best or measured[0] > best[backend][0]):
                     best[backend], shares[backend] = measured, report_share(summary)
     for backend, make_url in backends:
         out, url = fresh(work, f"typical-{backend}-j2", make_url)
-        report_run(f"{backend}, --jobs 2", run_migrate(typical, out, url, args.to, 2))
+        report_run(f"{backend}, --jobs 2", run_migrate(typical, out, url, args.to, 2, child_env(work)))
+    for (backend, tag), rate in steady.items():
+        print(
+            f"  best of {args.repeat}, {backend}{tag}: whole run {whole[backend, tag]:.0f} files per CPU-second, "
+            f"steady state {rate:.0f} files per CPU-second"
+        )
     verdicts = typical_verdicts(best, args.repeat)
     for backend, (_, cpu_rate, _) in best.items():
         verdicts.append(
-            (f"typical cards, {backend}, 1 worker: {cpu_rate:.0f} files per CPU-second >= 1000", cpu_rate >= 1000)
+            (
+                f"typical cards, {backend}, 1 worker: {cpu_rate:.0f} files per CPU-second, whole run "
+                f"({args.typical} files, start-up included) >= 1000",
+                cpu_rate >= 1000,
+            )
+        )
+        rate = steady[backend, ""]
+        verdicts.append(
+            (
+                f"typical cards, {backend}, 1 worker: {rate:.0f} files per CPU-second, steady state "
+                f"(best of {args.repeat}) >= 1000",
+                rate >= 1000,
+            )
         )
         share = shares[backend]
         verdicts.append(
@@ -744,7 +826,7 @@ def mixed_runs(args: argparse.Namespace, work: Path, backends: Backends) -> None
     for backend, make_url in backends:
         for jobs in (1, 2):
             out, url = fresh(work, f"{backend}-j{jobs}", make_url)
-            report_run(f"{backend}, --jobs {jobs}", run_migrate(src, out, url, args.to, jobs))
+            report_run(f"{backend}, --jobs {jobs}", run_migrate(src, out, url, args.to, jobs, child_env(work)))
 
 
 def search_runs(args: argparse.Namespace, work: Path, pg: PgScratch | None) -> Verdicts:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
+import secrets
 import stat
-import tempfile
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -106,16 +107,18 @@ def write_atomic(
     """
     target = Path(path)
     # Only an existing file can be one of the inputs; samefile also catches links.
-    if target.exists() and any(_same_file(target, Path(source)) for source in inputs):
+    if inputs and target.exists() and any(_same_file(target, Path(source)) for source in inputs):
         raise OutputError("refusing to overwrite an input file", file=str(target))
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        try:
+            fd, tmp = _new_temp_file(target)
+        except FileNotFoundError:  # the folder is made only when missing: a bulk run writes thousands of files
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = _new_temp_file(target)
     except OSError as exc:
         raise _output_error(exc, target) from None
     try:
         with os.fdopen(fd, "wb") as handle:
-            os.fchmod(handle.fileno(), 0o666 & ~current_umask())
             handle.write(data)
             handle.flush()  # a full disk must fail here, inside the try, not at an implicit close
             if fsync:
@@ -130,32 +133,29 @@ def write_atomic(
     return target
 
 
+_TEMP_FLAGS = (
+    os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+) | getattr(os, "O_BINARY", 0)
+
+
+def _new_temp_file(target: Path) -> tuple[int, str]:
+    """A new file ``.<name>.XXXXXXXX.tmp`` beside ``target``, open for writing.
+
+    Made like ``tempfile.mkstemp`` (exclusive create, never through a link, a fresh random
+    name on a collision), but with the mode a plain ``open()`` gives (0666 less the umask,
+    applied by the system) instead of mkstemp's private 0600, so no ``fchmod`` is needed.
+    """
+    for _ in range(100):
+        tmp = os.path.join(target.parent, f".{target.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            return os.open(tmp, _TEMP_FLAGS, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no usable temporary file name", str(target.parent))
+
+
 def _output_error(exc: OSError, target: Path) -> OutputError:
     return OutputError(f"output could not be written safely: {exc.strerror or exc}", file=str(target))
-
-
-_UMASK: list[int] = []
-
-
-def current_umask() -> int:
-    """The process umask, read once per process (a bulk run writes thousands of files).
-
-    Linux shows it in /proc/self/status; elsewhere it is read by setting and
-    restoring it, which a thread creating a file at that instant could observe.
-    """
-    if not _UMASK:
-        _UMASK.append(_read_umask())
-    return _UMASK[0]
-
-
-def _read_umask() -> int:
-    with contextlib.suppress(OSError, ValueError), open("/proc/self/status", "rb") as status:
-        for line in status:
-            if line.startswith(b"Umask:"):
-                return int(line[6:].strip(), 8)
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 STALE_TEMP_AGE_S = 3600.0

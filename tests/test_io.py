@@ -74,3 +74,22 @@ def _write_under_umask(mask: int, path: Path) -> int:
 def test_outputs_get_the_process_umask_not_0600(tmp_path: Path, mask: int) -> None:
     # issue 21: mkstemp creates 0600; a plain open() would give 0666 & ~umask, so must the output
     assert _write_under_umask(mask, tmp_path / "out.json") == 0o666 & ~mask
+
+
+def test_a_write_into_a_missing_folder_uses_a_temporary_name_the_stale_cleanup_knows(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    made: list[str] = []
+    real = interop_io._new_temp_file
+
+    def spy(target: Path) -> tuple[int, str]:
+        fd, tmp = real(target)
+        made.append(tmp)
+        return fd, tmp
+
+    monkeypatch.setattr(interop_io, "_new_temp_file", spy)
+    out = tmp_path / "new" / "card.json"
+    write_atomic(out, b"{}", fsync=False)
+    assert out.read_bytes() == b"{}"
+    assert len(made) == 1 and Path(made[0]).parent == out.parent and not Path(made[0]).exists()
+    assert interop_io._TEMP_NAME.fullmatch(Path(made[0]).name)  # what remove_stale_temp_files deletes

@@ -26,9 +26,6 @@ class Profile(ABC):
     rank: int = 100
     """Listing order among profiles, lower first (``activate --platform all`` columns, "choose from"
     lists); profiles of new platforms list after the built-in ones."""
-    app: bool = True
-    """False for a specification's own semantics (CCv3): not an app, so left out where every app
-    is compared (``activate --platform all``, the playground)."""
 
     @abstractmethod
     def default_settings(self) -> Any: ...

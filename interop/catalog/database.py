@@ -11,23 +11,26 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 from platformdirs import user_data_dir
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
-from alembic import command as alembic_command
-
 from ..errors import CatalogError
+
+if TYPE_CHECKING:
+    from alembic.config import Config
+
+# Alembic is imported only to migrate, or when the scripts are not the plain chain that
+# ``head_revision`` reads itself: importing it (and running its scripts) was a tenth of the CPU
+# of a whole ``interop migrate`` over 300 files, for a check that needs one revision id.
 
 ENV_DB = "INTEROP_DB"
 ENV_DATA_DIR = "INTEROP_DATA_DIR"
@@ -64,19 +67,54 @@ def alembic_dir() -> Path:
 
 
 def alembic_config() -> Config:
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(alembic_dir()))
     return config
 
 
 def head_revision() -> str:
-    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    head = _chain_head(alembic_dir() / "versions")
+    if head is None:  # not a plain chain of revisions: Alembic itself decides
+        from alembic.script import ScriptDirectory
+
+        head = ScriptDirectory.from_config(alembic_config()).get_current_head()
     if head is None:
         raise CatalogError("the Alembic migration scripts define no revision")
     return head
 
 
+_REVISION_LINE = re.compile(r"^(revision|down_revision|branch_labels|depends_on)\s*=\s*(.+?)\s*$", re.MULTILINE)
+_QUOTED = re.compile(r"""^(['"])(\w+)\1$""")
+
+
+def _chain_head(versions: Path) -> str | None:
+    """The head of the migration scripts in ``versions`` when they form one plain chain, read from
+    their ``revision = '...'`` / ``down_revision = '...' | None`` lines without running them;
+    None when anything is less simple (branches, merges, labels, dependencies, an unreadable line)."""
+    down_of: dict[str, str | None] = {}
+    try:
+        scripts = sorted(versions.glob("*.py"))
+        for script in scripts:
+            lines = dict(_REVISION_LINE.findall(script.read_text(encoding="utf-8")))
+            if lines.get("branch_labels", "None") != "None" or lines.get("depends_on", "None") != "None":
+                return None
+            rev, down = (_QUOTED.match(lines.get(k, "")) for k in ("revision", "down_revision"))
+            if rev is None or (down is None and lines.get("down_revision") != "None"):
+                return None
+            down_of[rev.group(2)] = down.group(2) if down is not None else None
+    except OSError:
+        return None
+    heads = set(down_of) - set(down_of.values())
+    if len(heads) != 1 or list(down_of.values()).count(None) != 1:
+        return None
+    return heads.pop()
+
+
 def _known_revision(rev: str) -> bool:
+    from alembic.script import ScriptDirectory
+
     try:
         return ScriptDirectory.from_config(alembic_config()).get_revision(rev) is not None
     except Exception:  # alembic raises several types for unknown ids
@@ -84,7 +122,19 @@ def _known_revision(rev: str) -> bool:
 
 
 def current_revision(conn: Connection) -> str | None:
+    from alembic.runtime.migration import MigrationContext
+
     return MigrationContext.configure(conn).get_current_revision()
+
+
+def _stored_revision(conn: Connection, tables: list[str]) -> str | None:
+    """``current_revision`` read with one query (``tables``: the database's table names)."""
+    if "alembic_version" not in tables:
+        return None
+    rows = conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
+    if len(rows) > 1:
+        raise CatalogError(f"the catalog records several schema revisions ({', '.join(sorted(rows))})")
+    return rows[0] if rows else None
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -143,6 +193,8 @@ def upgrade_schema(engine: Engine, revision: str = "head") -> tuple[str | None, 
 
 
 def _upgrade(engine: Engine, revision: str) -> tuple[str | None, str]:
+    from alembic import command as alembic_command
+
     config = alembic_config()
     with engine.begin() as conn:
         if conn.dialect.name == "postgresql":
@@ -158,8 +210,9 @@ def schema_state(engine: Engine) -> tuple[str | None, bool]:
     """(current revision, whether the database holds any table at all)."""
     try:
         with engine.connect() as conn:
-            rev = current_revision(conn)
-            has_tables = bool(inspect(conn).get_table_names())
+            tables = inspect(conn).get_table_names()
+            rev = _stored_revision(conn, tables)
+            has_tables = bool(tables)
     except DBAPIError as exc:
         raise CatalogError(f"cannot open the catalog: {_first_line(exc)}", file=_safe(engine.url)) from None
     return rev, has_tables

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, func, select
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.dialects import sqlite
 
 from ..errors import CatalogError, InteropError
 from ..io import read_limited
@@ -194,7 +194,11 @@ def run_batch(catalog: Catalog, run_id: str, batch_no: int, paths: list[str], *,
     start = time.perf_counter()
 
     def batch_row(conn: Connection) -> None:
-        insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
+        insert = sqlite.insert
+        if conn.dialect.name == "postgresql":
+            from sqlalchemy.dialects import postgresql  # imported by PostgreSQL catalogs only
+
+            insert = postgresql.insert
         conn.execute(
             insert(RunBatch.__table__).on_conflict_do_nothing(),
             {

@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Connection, String, bindparam, delete, select
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.dialects import sqlite
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 from ..errors import CatalogError
@@ -166,6 +166,8 @@ class _PgStatements:
     """
 
     def __init__(self) -> None:
+        from sqlalchemy.dialects import postgresql  # SQLite catalogs never pay for importing the dialect
+
         pg = postgresql.dialect()
 
         def array_type(column: Any) -> str:

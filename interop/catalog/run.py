@@ -14,7 +14,6 @@ recorder's inserts are idempotent (``ON CONFLICT``), with a retry on conflicts.
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
 import os
 import stat
 import time
@@ -257,6 +256,8 @@ def _outcomes(config: RunConfig, files: list[Path], jobs: int) -> Iterator[FileO
             yield process_file(config, path)
         return
     # spawn, not fork: the parent holds database connections a forked child must not inherit.
+    import multiprocessing  # only a run with workers needs it
+
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(jobs, initializer=init_worker, initargs=(config,)) as pool:
         chunk = max(1, min(16, len(files) // (jobs * 8) or 1))

@@ -23,9 +23,9 @@ def profile_names() -> list[str]:
 
 
 def app_profile_names() -> list[str]:
-    """The platforms whose profile simulates an app (not a spec's semantics, ``Profile.app``): the
-    ones compared side by side when none is named."""
-    return [p.name for p in simulated_platforms() if p.profile is not None and p.profile.app]
+    """The platforms whose profile simulates an app (not a generic spec's semantics, ``Platform.generic``):
+    the ones compared side by side when none is named."""
+    return [p.name for p in simulated_platforms() if not p.generic]
 
 
 def find_profile(platform: str) -> Profile | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import marshal
 from collections import Counter
 from typing import Any
 
@@ -30,6 +31,8 @@ _SHOWN_SCALARS: dict[tuple[type, Any], str] = {}
 
 
 def _shown(value: Any) -> str:
+    if not value and type(value) in (list, dict):
+        return "[]" if type(value) is list else "{}"  # an empty list (``triggers``) is added to every entry
     scalar = type(value) in _SCALARS
     if scalar:
         found = _SHOWN_SCALARS.get((type(value), value))
@@ -42,23 +45,55 @@ def _shown(value: Any) -> str:
     return text
 
 
-def _added(mine: dict[str, Any], theirs: dict[str, Any], prefix: Path, found: Counter[tuple[Path, str]]) -> None:
-    if mine.keys() == theirs.keys():
-        for key, value in theirs.items():
-            if type(value) is dict and type(mine[key]) is dict and value:
-                _added(mine[key], value, (*prefix, key), found)
+def _added(mine: dict[str, Any], theirs: dict[str, Any], prefix: Path, found: list[tuple[Path, str]]) -> None:
+    """Append ``(path, shown value)`` for each key only ``theirs`` has, at any depth (in no particular
+    order: the caller counts and sorts them)."""
+    if mine == theirs:
+        return  # equal dicts have the same keys at every depth (checked in C)
+    if not mine:  # e.g. an entry's empty extensions, filled by the writer: the same few objects every time
+        found.extend(_all_new(theirs, prefix))
         return
+    if mine.keys() != theirs.keys():
+        shown = _SHOWN_SCALARS.get
+        for key in theirs.keys() - mine.keys():
+            value = theirs[key]
+            text = shown((type(value), value)) if type(value) in _SCALARS else None
+            found.append(((*prefix, key), _shown(value) if text is None else text))
     for key, value in theirs.items():
-        if key not in mine:
-            found[((*prefix, key), _shown(value))] += 1
-        elif type(value) is dict and type(mine[key]) is dict and value:
-            _added(mine[key], value, (*prefix, key), found)
+        if type(value) is dict and value:
+            inner = mine.get(key)
+            if type(inner) is dict:
+                _added(inner, value, (*prefix, key), found)
+
+
+_ALL_NEW: dict[tuple[Path, bytes], list[tuple[Path, str]]] = {}
+_ALL_NEW_BYTES = 2048
+"""Objects up to this size (marshal bytes) are kept with their rows (``_all_new``)."""
+
+
+def _all_new(theirs: dict[str, Any], prefix: Path) -> list[tuple[Path, str]]:
+    """Every key of ``theirs`` as an added row (read-only: kept per content, typed by marshal)."""
+    try:
+        data = marshal.dumps(theirs, 2)
+    except ValueError:
+        data = b""
+    key = (prefix, data)
+    rows = _ALL_NEW.get(key) if data else None
+    if rows is None:
+        rows = [((*prefix, k), _shown(v)) for k, v in theirs.items()]
+        if data and len(data) <= _ALL_NEW_BYTES:
+            if len(_ALL_NEW) >= 4096:
+                _ALL_NEW.clear()
+            _ALL_NEW[key] = rows
+    return rows
 
 
 def added_fields(source: CanonicalView, output: CanonicalView) -> list[str]:
     """``"<section>.<field> = <value> (<n> entries)"`` for each field only the output has, at any depth
     (``entry.extensions.vectorized``: a key added inside an object both sides have counts too)."""
-    found: Counter[tuple[Path, str]] = Counter()
+    if output is source:
+        return []  # the output is the input file byte for byte (one view serves both)
+    found: list[tuple[Path, str]] = []
     for label, mine, theirs in (
         ("root", source.root, output.root),
         ("card", source.card, output.card),
@@ -70,7 +105,7 @@ def added_fields(source: CanonicalView, output: CanonicalView) -> list[str]:
     for mine, theirs in entries:
         _added(mine, theirs, ("entry",), found)
     by_path: dict[str, list[tuple[str, int]]] = {}
-    rows = sorted((_rendered(path), value, count) for (path, value), count in found.items())
+    rows = sorted((_rendered(path), value, count) for (path, value), count in Counter(found).items())
     for name, value, count in rows:
         by_path.setdefault(name, []).append((value, count))
     lines = []

@@ -15,6 +15,7 @@ from ..appmodel.paths import Path
 from ..containers.png import is_png, iter_chunks
 from ..errors import InteropError
 from ..mappings import Fate
+from ..memo import memoized
 from .compare import shown_uri
 from .view import CanonicalView
 
@@ -70,7 +71,8 @@ def compare_containers(source: CanonicalView, output: CanonicalView | None, targ
     for name, data in (output.members if output is not None else {}).items():
         member_by_digest.setdefault(_digest(data), name)
     if source.image is not None:
-        picture = _digest(source.image)
+        # the source's picture is hashed once for all its targets (a card picture is often megabytes)
+        picture = memoized("fidelity_digest", source.image, (), lambda: _digest(source.image))
         if picture == out_picture:
             yield ContainerResult(("image",), "kept", "")
         elif picture in by_digest:
@@ -106,7 +108,7 @@ def _asset_result(
 ) -> ContainerResult:
     """Where one embedded asset file of the source went in the output."""
     path: Path = ("asset", uri)
-    digest = _digest(data)
+    digest = memoized("fidelity_digest", data, (), lambda: _digest(data))  # a source file: once for all targets
     same_place = out_assets.get(uri)
     if same_place == data:
         return ContainerResult(path, "kept", "")

@@ -106,7 +106,21 @@ def fold_added(report: AddedLines, journal: Journal) -> None:
     if not added:
         return
     have = {line.split(" = ", 1)[0] for line in report.added}  # what reading the output back found
-    report.added.extend(added_lines([f for f in added if f.value is not None and _name(f.path) not in have]))
+    in_entries: dict[tuple[object, ...], bool] = {}  # a field's path inside an entry -> already in ``have``
+    fresh = []
+    for finding in added:
+        path = finding.path
+        if finding.value is None:
+            continue
+        if len(path) > 2 and path[0] == "entry" and type(path[1]) is int:  # the same field of every entry
+            known = in_entries.get(path[2:])
+            if known is None:
+                known = in_entries[path[2:]] = _name(path) in have
+        else:
+            known = _name(path) in have
+        if not known:
+            fresh.append(finding)
+    report.added.extend(added_lines(fresh))
     for finding in added:
         if finding.value is not None:
             continue

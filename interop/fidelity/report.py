@@ -12,7 +12,12 @@ when no rule matches. The target platform's hazards (``hooks.findings``) can the
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import json
+import marshal
+import operator
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +33,7 @@ from ..cardkit.card_dates import DATE_FIELDS, record_of
 from ..document import Document
 from ..errors import FormatError, InteropError
 from ..mappings import FATES, Fate, TargetRule
+from ..memo import memoized
 from ..platform.registry import get_format
 from ..transforms.risu_card_line import CARD_TEXT
 from .added import added_fields
@@ -73,17 +79,28 @@ class FidelityReport:
     """The source's entries as a user knows them (comment or title, else keys, else ``#index``)."""
     journal: Journal | None = None
     """What the writer recorded while writing the output (``interop.findings``); None when not recorded."""
+    _base: Base | None = field(default=None, repr=False, compare=False)
+    """The shared all-kept items ``items`` was copied from (their counts and JSON are kept with them)."""
 
     @property
     def counts(self) -> dict[str, int]:
-        counts = dict.fromkeys(FATES, 0)
-        for item in self.items:
-            counts[item.fate] += 1
+        shared = self._shared()
+        if shared is None:
+            return _count(self.items)
+        base, tail = shared
+        if base.counts is None:
+            base.counts = _count(base.items)
+        if not tail:
+            return dict(base.counts)
+        counts = _count(tail)
+        for fate, n in base.counts.items():
+            counts[fate] += n
         return counts
 
     @property
     def has_losses(self) -> bool:
-        return any(item.fate in ("approximated", "lost") for item in self.items) or self.app_losses > 0
+        counts = self.counts
+        return counts["approximated"] > 0 or counts["lost"] > 0 or self.app_losses > 0
 
     @property
     def app_losses(self) -> int:
@@ -96,14 +113,22 @@ class FidelityReport:
     def item(self, path: str) -> FidelityItem | None:
         return next((i for i in self.items if i.path == path), None)
 
+    def _shared(self) -> tuple[Base, list[FidelityItem]] | None:
+        """``(_base, the items after its own)`` when ``items`` still starts with exactly the base's items
+        (none replaced since), else None."""
+        base = self._base
+        if base is None or len(self.items) < len(base.items) or not all(map(operator.is_, self.items, base.items)):
+            return None
+        return base, self.items[len(base.items) :]
+
     def to_json_text(self) -> str:
         """``to_json()`` as compact JSON text (orjson when installed: a run stores one per output)."""
-        data = self.to_json()
         if orjson is not None:
             try:
-                return orjson.dumps(data, default=str).decode()
+                return orjson.dumps(self._json(self._items_fragment()), default=str).decode()
             except TypeError:  # a lone surrogate or a non-string key: the stdlib writes those
                 pass
+        data = self.to_json()
         text = json.dumps(data, ensure_ascii=False, default=str)
         try:
             text.encode("utf-8")
@@ -111,7 +136,23 @@ class FidelityReport:
             return json.dumps(data, ensure_ascii=True, default=str)
         return text
 
+    def _items_fragment(self) -> Any:
+        """The items as JSON; the base's part serialised once for every report sharing it."""
+        shared = self._shared()
+        if shared is None:
+            return _items_json(self.items)
+        base, tail = shared
+        if base.json is None:
+            base.json = orjson.dumps(_items_json(base.items))
+        if not tail:
+            return orjson.Fragment(base.json)
+        more = orjson.dumps(_items_json(tail))
+        return orjson.Fragment(base.json[:-1] + b"," + more[1:] if base.items else more)
+
     def to_json(self) -> dict[str, Any]:
+        return self._json(_items_json(self.items))
+
+    def _json(self, items: Any) -> dict[str, Any]:
         return {
             "schema_version": SCHEMA_VERSION,
             "source": {"file": self.source_file, "format": self.source_format, "kind": self.source_kind},
@@ -124,7 +165,7 @@ class FidelityReport:
             "verified": self.verified,
             "counts": self.counts,
             "has_losses": self.has_losses,
-            "items": [{"path": p, "fate": f, "detail": d, "rule": r} for p, f, d, r in self.items],
+            "items": items,
             "warnings": list(self.warnings),
             "apps": [verdict.to_json() for verdict in self.apps],
             "added": list(self.added),
@@ -133,6 +174,25 @@ class FidelityReport:
             else [],
             "entry_names": list(self.entry_names),
         }
+
+
+def _count(items: Sequence[FidelityItem]) -> dict[str, int]:
+    counts = dict.fromkeys(FATES, 0)
+    for fate, n in Counter(map(_FATE_OF, items)).items():
+        counts[fate] += n
+    return counts
+
+
+_FATE_OF = operator.itemgetter(1)
+
+
+def _items_json(items: Sequence[FidelityItem]) -> list[dict[str, Any]]:
+    return [{"path": p, "fate": f, "detail": d, "rule": r} for p, f, d, r in items]
+
+
+def _entry_names(source: CanonicalView) -> list[str]:
+    """The source's entry names (the same for every target of a migrated file)."""
+    return list(memoized("fidelity_entry_names", source, (), lambda: entry_names(source.entries)))
 
 
 def fidelity_report(
@@ -170,19 +230,21 @@ def fidelity_report(
         compared = Compared.of(source_doc, output_doc, fmt.name)
     source_platform = get_format(source_doc.format).platform
     rules = rule_book(fmt.name, source_platform == fmt.platform, source_doc.kind == "card")
+    items, base = _items(compared, rules)
     report = FidelityReport(
         source_format=source_doc.format,
         target_format=fmt.name,
         source_kind=source_doc.kind,
         target_kind=fmt.kind,
         target_platform=fmt.platform,
-        items=_items(compared, rules),
+        items=items,
         source_file=source_doc.source,
         output_size=len(output_bytes),
         verified=compared.output is not None,
         journal=journal,
-        entry_names=entry_names(compared.source.entries),
+        entry_names=_entry_names(compared.source),
     )
+    report._base = base
     _judge_at_the_target(report, compared, source_platform, output_bytes)
     if compared.output is not None:
         found_in_world(report.items, fmt.name, output_bytes, compared.source.entries)
@@ -198,16 +260,18 @@ def fidelity_report(
     return report
 
 
-def _items(compared: Compared, rules: RuleBook) -> list[FidelityItem]:
-    """Every source field's fate from the data and the tables, then the output's known translations."""
+def _items(compared: Compared, rules: RuleBook) -> tuple[list[FidelityItem], Base | None]:
+    """Every source field's fate from the data and the tables, then the output's known translations;
+    with the shared ``Base`` they are when nothing changed them (its JSON and counts serve the report)."""
     source, output, target = compared.source, compared.output, compared.target
-    items = _field_items(source, output, rules, target)
-    items += _container_items(compared.containers, rules)
+    fields, base = _field_items_of(source, output, rules, target)
+    items = list(fields)
+    items += _container_items(compared.containers, rules)  # after the base's: the report still shares it
     if output is not None:
         _moved_asset_descriptors(items, source, output, compared.containers)
         _translated_dates(items, compared.output_doc)
         _translated_disabled(items, compared.output_doc)
-    return items
+    return items, base
 
 
 def _judge_at_the_target(report: FidelityReport, compared: Compared, source_platform: str, output: bytes) -> None:
@@ -262,62 +326,170 @@ def read_back(data: bytes, target_format: str, filename: str | None = None) -> D
 def _field_items(
     source: CanonicalView, output: CanonicalView | None, rules: RuleBook, target: str
 ) -> list[FidelityItem]:
+    """The source's field items: the layout's all-kept items (shared, see ``_base_items``) with the
+    fields that came back changed or not at all looked at one by one, in the base's order."""
+    return list(_field_items_of(source, output, rules, target)[0])
+
+
+def _field_items_of(
+    source: CanonicalView, output: CanonicalView | None, rules: RuleBook, target: str
+) -> tuple[list[FidelityItem] | tuple[FidelityItem, ...], Base | None]:
+    """``(items, base)``: ``items`` is ``base.items`` itself when nothing changed (read-only), else a new list."""
     changed = changed_fields(source, output) if output is not None else None
+    base = _base_items(_layout(source), changed is None, rules, target)
+    if not changed:
+        return base.items, base
+    at, gone = base.index, base.gone
+    known: list[tuple[int, Path]] = []  # absent fields whose item does not depend on their value
+    looked_at: list[tuple[int, Path]] = []
+    for path, found in changed.items():
+        pos = at.get(path)
+        if pos is not None:
+            (known if found is MISSING and path in gone else looked_at).append((pos, path))
+    if not looked_at:  # e.g. every card field of a card written as a lorebook: one shared variant per layout
+        variant = _variant(base, sorted(known))
+        return variant.items, variant
+    items = list(base.items)
+    for pos, path in known:
+        items[pos] = gone[path]
     paths = PathCache()
-    items: list[FidelityItem] = []
+    # in the base's order: DeepDiff describes the first few changes of a field (DEEPDIFF_PER_FIELD)
+    for pos, path in sorted(looked_at):
+        item = items[pos] = _item(path, source.get(path), rules, paths, target, changed)
+        if changed[path] is MISSING and _absent_alike(path, rules, paths):
+            gone[path] = item
+    return items, None
+
+
+def _variant(base: Base, known: list[tuple[int, Path]]) -> Base:
+    """``base`` with the items of the ``known`` absent fields in place (kept with it, like the base)."""
+    if not known:
+        return base
+    key = tuple(pos for pos, _ in known)  # a position names one field of the base
+    found: Base | None = base.variants.get(key)
+    if found is None:
+        items = list(base.items)
+        for pos, path in known:
+            items[pos] = base.gone[path]
+        if len(base.variants) >= _VARIANTS_KEPT:
+            base.variants.clear()
+        found = base.variants[key] = Base(tuple(items), base.index, gone=base.gone)
+    return found
+
+
+_VARIANTS_KEPT = 8
+
+
+def _absent_alike(path: Path, rules: RuleBook, paths: PathCache) -> bool:
+    """Whether the item of ``path`` absent from the output is the same whatever its value
+    (only a rule default makes the value matter: ``kept_default`` when it equals the default)."""
+    rule = rules.rule(paths.segments(path))
+    return rule is None or not rule.has_default or (rule.fate in _TABLE_SAYS_WHY and bool(rule.detail))
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The source's field paths: what its report items are named after (the same for every target)."""
+
+    key: int
+    """Equal layouts have equal keys within a process (``_LAYOUT_KEYS``)."""
+    paths: tuple[Path, ...]
+    """Fields outside the entries, in ``leaves`` order (with ``book.entries`` for an empty list)."""
+    shapes: tuple[tuple[Any, ...], ...]
+    """Each entry's ``_shape``."""
+
+
+_LAYOUT_KEYS: dict[Any, int] = {}
+_LAYOUTS_KEPT = 4096
+
+
+def _layout(source: CanonicalView) -> Layout:
+    return memoized("fidelity_layout", source, (), lambda: _layout_of(source))
+
+
+def _layout_of(source: CanonicalView) -> Layout:
     others = CanonicalView(
         kind=source.kind, root=source.root, card=source.card, book=source.book, has_book_key=source.has_book_key
     )
-    for path, value in leaves(others).items():
-        items.append(_item(path, value, rules, paths, target, changed))
+    paths = tuple(leaves(others))
     if source.entries is not None and source.entries == [] and source.book is not None:
-        items.append(_item(("book", "entries"), [], rules, paths, target, changed))
-    if not source.entries:
-        return items
-    # A lorebook repeats the same fields in every entry: an entry's items come
-    # from a template per (shape, fields absent from the output); only fields
-    # that came back changed are looked at one by one.
-    per_entry: dict[int, dict[tuple[Any, ...], Any]] = {}
-    for path, found in (changed or {}).items():
-        if path[0] == "entry":
-            per_entry.setdefault(path[1], {})[path[2:]] = found
-    # template row: (path after "entry[i]", suffix to look up in the changes or None, (fate, detail, rule))
-    templates: dict[tuple[Any, ...], list[tuple[str, tuple[Any, ...] | None, tuple[Any, ...]]]] = {}
-    for i, entry in enumerate(source.entries):
-        ch = per_entry.get(i, {})
-        gone = frozenset(k for k, v in ch.items() if v is MISSING)
-        shape = _shape(entry)
-        key = (shape, gone)
-        template = templates.get(key)
-        if template is None:
-            template = templates[key] = _entry_template(shape, gone, changed is None, rules, paths, target)
+        paths += (("book", "entries"),)
+    shapes = tuple(_shape(entry) for entry in source.entries or ())
+    try:  # a layout's typed bytes (marshal, in C), kept as a digest: a big book's layout is large
+        found: Any = hashlib.blake2b(marshal.dumps((paths, shapes), 2), digest_size=16).digest()
+    except ValueError:  # not JSON keys: the tuples themselves
+        found = (paths, shapes)
+    key = _LAYOUT_KEYS.get(found)
+    if key is None:
+        if len(_LAYOUT_KEYS) >= _LAYOUTS_KEPT:
+            _LAYOUT_KEYS.clear()  # keys are never reused (see below): old cached bases just go unused
+        key = _LAYOUT_KEYS[found] = next(_LAYOUT_COUNTER)
+    return Layout(key, paths, shapes)
+
+
+_LAYOUT_COUNTER = itertools.count()
+
+
+@dataclass
+class Base:
+    """The items of a layout whose fields all came back (or, ``unverified``, as the tables say)."""
+
+    items: tuple[FidelityItem, ...]
+    index: dict[Path, int]
+    """Field path -> its item's position."""
+    json: bytes | None = None
+    """The items as JSON text (orjson), made when first asked for."""
+    counts: dict[str, int] | None = None
+    gone: dict[Path, FidelityItem] = field(default_factory=dict)
+    """Items of fields absent from an output whatever their value (e.g. a card's in a lorebook target)."""
+    variants: dict[tuple[int, ...], Base] = field(default_factory=dict)
+    """This base with some ``gone`` items in place, per their positions (``_variant``)."""
+
+
+def _base_items(layout: Layout, unverified: bool, rules: RuleBook, target: str) -> Base:
+    """A pure function of its arguments (rule books are shared and loaded once): kept on the rule book,
+    so a run over many cards of the same shape builds their items once."""
+    key = (layout.key, unverified, target)
+    base: Base | None = rules.bases.get(key)
+    if base is not None:
+        return base
+    paths = PathCache()
+    changed = None if unverified else {}
+    items: list[FidelityItem] = []
+    index: dict[Path, int] = {}
+    for path in layout.paths:
+        index[path] = len(items)
+        items.append(_item(path, None, rules, paths, target, changed))
+    for i, shape in enumerate(layout.shapes):
+        template = _entry_template(shape, unverified, rules, paths)
         prefix = f"entry[{i}]"
-        if len(gone) == len(ch) and not _looks_up(template, gone):
-            items.extend([_new_item(FidelityItem, (prefix + tail, *rest)) for tail, _, rest in template])
-            continue
-        for tail, suffix, rest in template:
-            if suffix is not None and suffix in ch:
-                path = ("entry", i, *suffix)
-                items.append(_item(path, _value(entry, suffix), rules, paths, target, changed))
-            else:
-                items.append(_new_item(FidelityItem, (prefix + tail, *rest)))
-    return items
+        for suffix, (tail, rest) in zip(shape, template, strict=True):
+            index[("entry", i, *suffix)] = len(items)
+            items.append(_new_item(FidelityItem, (prefix + tail, *rest)))
+    base = Base(tuple(items), index)
+    rules.base_items += len(items)
+    if rules.base_items > _BASE_ITEMS_KEPT:  # a bound on memory, not on layouts: a big book's items are many
+        rules.bases.clear()
+        rules.base_items = len(items)
+    rules.bases[key] = base
+    return base
 
 
-Template = list[tuple[str, tuple[Any, ...] | None, tuple[Any, ...]]]
+_BASE_ITEMS_KEPT = 200_000
+"""Items kept in the shared bases of one rule book (with their index: some tens of MB at most)."""
+
+
+Template = list[tuple[str, tuple[Any, ...]]]
 _TEMPLATES_KEPT = 4096
-"""Entry templates kept per rule book (a run over many cards sees the same entry shapes again)."""
+"""Entry templates (and layouts' items) kept per rule book (a run over many cards sees the same shapes again)."""
 
 
-def _entry_template(
-    shape: tuple[Any, ...], gone: frozenset[Any], unverified: bool, rules: RuleBook, paths: PathCache, target: str
-) -> Template:
-    """The items of an entry of ``shape`` with the fields ``gone`` absent from the output.
-
-    A pure function of its arguments (rule books are shared and loaded once): kept on the rule book.
-    """
+def _entry_template(shape: tuple[Any, ...], unverified: bool, rules: RuleBook, paths: PathCache) -> Template:
+    """``(path after "entry[i]", (fate, detail, rule))`` for each field of an entry of ``shape`` that came
+    back (``unverified``: as the tables say). A pure function of its arguments (rule books are shared and
+    loaded once): kept on the rule book."""
     cache = rules.templates
-    key = (shape, gone, unverified, target)
+    key = (shape, unverified)
     template = cache.get(key)
     if template is not None:
         return template  # type: ignore[no-any-return]
@@ -326,35 +498,14 @@ def _entry_template(
         path = ("entry", 0, *suffix)
         tail = paths.render(path)[len("entry[0]") :]
         rule = rules.rule(paths.segments(path))
-        if unverified:
-            template.append((tail, None, _unverified(tail, rule)[1:]))
-        elif suffix in gone and rule is not None and rule.has_default:
-            template.append((tail, suffix, _kept(rule)))  # kept_default or not: depends on the value
-        elif suffix in gone:
-            template.append((tail, None, _not_back(path, tail, rule, target, None, MISSING, paths)[1:]))
-        elif rule is not None and rule.fate in _TABLE_SAYS_WHY and rule.detail:
-            template.append((tail, None, _kept(rule)))  # same item whether or not it came back
-        else:
-            template.append((tail, suffix, _kept(rule)))
+        template.append((tail, _unverified(tail, rule)[1:] if unverified else _kept(rule)))
     if len(cache) >= _TEMPLATES_KEPT:
         cache.clear()
     cache[key] = template
     return template
 
 
-def _looks_up(template: Template, gone: frozenset[Any]) -> bool:
-    """Some row of ``template`` needs the entry's value of a field that did not come back (a rule default)."""
-    return bool(gone) and any(suffix in gone for _, suffix, _ in template)
-
-
 _new_item = tuple.__new__  # builds a FidelityItem in C (a 300-entry book has ~7000 of them)
-
-
-def _value(entry: dict[str, Any], suffix: tuple[Any, ...]) -> Any:
-    node: Any = entry
-    for key in suffix:
-        node = node[key]
-    return node
 
 
 def _shape(entry: dict[str, Any]) -> tuple[Any, ...]:
@@ -495,11 +646,15 @@ def _translated_disabled(items: list[FidelityItem], output_doc: Document | None)
     book = output_doc.book if output_doc is not None else None
     if book is None:
         return
-    index = {item.path: i for i, item in enumerate(items)}
+    index: dict[str, int] | None = None  # built when the first such entry is found (usually none is)
     for number, entry in enumerate(book.entries):
         record = entry.ext("risuai").get("decorators")
+        if not (isinstance(record, dict) and CARD_TEXT in record):
+            continue
+        if index is None:
+            index = {item.path: i for i, item in enumerate(items)}
         at = index.get(f"entry[{number}].enabled")
-        if isinstance(record, dict) and CARD_TEXT in record and at is not None and items[at].fate == "kept":
+        if at is not None and items[at].fate == "kept":
             items[at] = items[at]._replace(
                 fate="translated",
                 detail="also written as @@dont_activate at the top of content: RisuAI's card import drops "

@@ -47,6 +47,10 @@ class RuleBook:
         self.card_source = True
         self.templates: dict[tuple[Any, ...], Any] = {}
         """The report's entry templates for this target (``report._entry_template``)."""
+        self.bases: dict[tuple[Any, ...], Any] = {}
+        """The report's all-kept items per source layout for this target (``report._base_items``)."""
+        self.base_items = 0
+        """Items held in ``bases`` (bounded by ``report._BASE_ITEMS_KEPT``)."""
 
     @property
     def described(self) -> bool:

@@ -139,3 +139,44 @@ def test_migrations_downgrade_and_upgrade_again(sqlite_url: str) -> None:
         assert set(inspect(conn).get_table_names()) == {"alembic_version"}
     assert upgrade_schema(engine) == (None, head_revision())
     engine.dispose()
+
+
+def test_head_revision_read_from_the_scripts_is_alembics() -> None:
+    from alembic.script import ScriptDirectory
+
+    from interop.catalog.database import _chain_head, alembic_config
+
+    assert _chain_head(alembic_dir() / "versions") == ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+
+def _script(folder: Path, rev: str, down: str) -> None:
+    (folder / f"{rev}_x.py").write_text(f"revision = '{rev}'\ndown_revision = {down}\n", encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "scripts",
+    [
+        [("a", "None"), ("b", "'a'"), ("c", "'a'")],  # a branch: two heads
+        [("a", "None"), ("b", "('a', 'x')")],  # a merge point
+        [("a", "None"), ("b", "'a'"), ("c", "None")],  # two roots
+    ],
+)
+def test_head_revision_leaves_anything_but_a_plain_chain_to_alembic(tmp_path: Path, scripts: list) -> None:
+    from interop.catalog.database import _chain_head
+
+    for rev, down in scripts:
+        _script(tmp_path, rev, down)
+    assert _chain_head(tmp_path) is None
+    (tmp_path / "b_x.py").unlink()
+    (tmp_path / "c_x.py").unlink(missing_ok=True)
+    assert _chain_head(tmp_path) == "a"
+
+
+def test_a_catalog_with_two_recorded_revisions_is_refused(sqlite_url: str) -> None:
+    engine = make_engine(sqlite_url)
+    upgrade_schema(engine)
+    with engine.begin() as conn:
+        conn.exec_driver_sql("INSERT INTO alembic_version (version_num) VALUES ('0001')")
+    engine.dispose()
+    with pytest.raises(CatalogError, match="several schema revisions"):
+        open_catalog(sqlite_url)

@@ -349,3 +349,33 @@ def test_a_picture_embedded_as_a_data_url_is_named_by_type_and_size_not_spelled_
     for detail in (image.detail, descriptor.detail):
         assert "data:image/png;base64,... (" in detail and " characters)" in detail
         assert "iVBOR" not in detail  # no base64 PNG signature: the payload itself is not shown
+
+
+def _plain_counts(report: FidelityReport) -> dict[str, int]:
+    counts = dict.fromkeys(FATES, 0)
+    for item in report.items:
+        counts[item.fate] += 1
+    return counts
+
+
+@pytest.mark.parametrize("target", ["ccv3", "lorebook_v3", "png", "sillytavern-world", "risu-lorebook"])
+def test_shared_items_give_the_same_counts_and_json_text_as_the_items_themselves(target: str) -> None:
+    """A report shares its all-kept items (and their JSON) with every report of a source of the same shape
+    (``report._base_items``): a second source of that shape, a changed item, an item added after them."""
+    png = write(card_doc(), "png", image=_png((9, 9, 9)))
+    for doc in (card_doc(), card_doc(description="Another captain."), read_bytes(png, filename="c.png")):
+        report = fidelity_report(doc, target)
+        for _ in range(3):
+            assert report.counts == _plain_counts(report)
+            text = report.to_json_text()
+            assert json.loads(text) == json.loads(json.dumps(report.to_json()))
+            if report_module.orjson is not None:  # byte for byte what the plain dicts give
+                assert text == report_module.orjson.dumps(report.to_json(), default=str).decode()
+            assert report.has_losses == (
+                report.counts["lost"] + report.counts["approximated"] > 0 or report.app_losses > 0
+            )
+            if report.items[0].fate == "kept":
+                report.items[0] = report.items[0]._replace(fate="lost", detail="changed by a later step")
+            else:
+                report.items.append(report.items[0]._replace(path="extra", fate="lost"))
+        assert '"changed by a later step"' in report.to_json_text() or '"extra"' in report.to_json_text()

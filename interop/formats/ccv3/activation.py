@@ -66,7 +66,6 @@ class CCv3Pool:
 class CCv3Profile(Profile):
     name = "ccv3"
     rank = 30
-    app = False  # the spec, not an app
 
     def default_settings(self) -> CCv3Settings:
         return CCv3Settings()

@@ -69,6 +69,8 @@ def with_picture(card: Card, doc: Document, ctx: WriteContext) -> Card:
     """
     if ctx.options.get(EMBED_PICTURE, True) is False:
         return card
+    if ctx.image is None and doc.image is None and not any(uri.startswith(ASSET_CHUNK) for uri in doc.assets):
+        return card  # nothing to inline (most JSON sources): no dump and validation of the whole card
     raw = card.dump()
     data = raw.setdefault("data", {})
     assets = data.get("assets", [])

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import json
+import marshal
 from typing import Any
 
 from ...appmodel.verdict import AppModel, AppVerdict, Finding
@@ -75,7 +76,7 @@ def findings(source: Document, output: bytes, target_format: str) -> AppVerdict:
     verdict.via = loaded.via
     verdict.notes.extend(loaded.notes)
     mine = memoized("st_source_settings", source, (), lambda: source_settings(source))  # same for every target
-    raw = [e.dump() for e in source.book.entries] if source.book is not None else []
+    raw = memoized("st_source_raw", source, (), lambda: _raw_entries(source))  # read-only, as ``mine``
     if len(loaded.entries) != len(mine):
         verdict.notes.append(
             f"SillyTavern loads {len(loaded.entries)} entries from the output; the source has {len(mine)}"
@@ -85,6 +86,10 @@ def findings(source: Document, output: bytes, target_format: str) -> AppVerdict:
     if source.card is not None and get_format(target_format).platform == st.APP:
         _position_fallbacks(raw, verdict)
     return verdict
+
+
+def _raw_entries(source: Document) -> list[dict[str, Any]]:
+    return [e.dump() for e in source.book.entries] if source.book is not None else []
 
 
 SPEC_POSITIONS = ("before_char", "after_char")
@@ -118,7 +123,11 @@ def _compare_entry(
 ) -> None:
     names = _NAMES_WITH_COMMENT if "comment" in raw else _NAMES
     extra = [n for n in ("displayIndex", "characterFilter") if n in want]
-    for name in (*names, *extra) if extra else names:
+    fields = (*names, *extra) if extra else names
+    if _identical(tuple(map(want.get, fields)), tuple(map(got.get, fields))):
+        verdict.compared += len(fields)  # the usual case: every setting came back as it was
+        return
+    for name in fields:
         verdict.compared += 1
         a, b = want.get(name), got.get(name, _ABSENT)
         if type(a) is type(b) and type(a) in _PLAIN and a == b:
@@ -133,6 +142,17 @@ def _compare_entry(
         if name == "characterFilter":
             detail += " (its card import never reads a character filter; it stays unused in the entry's extensions)"
         verdict.findings.append(Finding(_path(index, name, raw), fate, detail))
+
+
+def _identical(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    """Equal and of the same types at every depth (marshal, version 2: no back-references, tells
+    1, 1.0 and true apart), so ``same`` holds for each pair; a float is left to ``same`` (NaN)."""
+    if a != b or float in map(type, a):
+        return False
+    try:
+        return marshal.dumps(a, 2) == marshal.dumps(b, 2)
+    except ValueError:  # not JSON data: compared one by one
+        return False
 
 
 _ABSENT: Any = None

@@ -92,12 +92,20 @@ def _flat_keys_of(full: dict[str, Any], own: dict[str, Any], native_world: bool)
     """Values as held (a null stays null: ST's importer reads it with `??`); a world file's
     missing fields stay missing, any other book gets the importer's fallback."""
     out: dict[str, Any] = {}
-    for field in FIELDS:
-        if field.flat and field.native in own:
-            out[field.flat] = copy_value(own[field.native])
-        elif field.flat and not native_world and field.native in full:
-            out[field.flat] = copy_value(full[field.native])
+    for native, flat in _FLAT_FIELDS:
+        if native in own:
+            value = own[native]
+        elif not native_world and native in full:
+            value = full[native]
+        else:
+            continue
+        out[flat] = value if value.__class__ in _IMMUTABLE else copy_value(value)
     return out
+
+
+_IMMUTABLE = frozenset({str, int, float, bool, type(None)})  # copy_value returns these as they are
+_FLAT_FIELDS = tuple((field.native, field.flat) for field in FIELDS if field.flat)
+"""(native name, flat key) of every field ST's card exporter writes as a flat ``extensions`` key."""
 
 
 def _entry_stash(

@@ -17,6 +17,8 @@ from .fields import FIELDS, NATIVE_OF_REQUIRED, WorldField, copy_value
 from .keys import as_regex_key
 from .model import ADDED_FIELDS, NAMESPACE, UNKNOWN, entry_stash, foreign_extensions
 
+_IMMUTABLE = frozenset({str, int, float, bool, type(None)})  # copy_value returns these as they are
+
 
 @dataclass(frozen=True)
 class Fill:
@@ -33,7 +35,7 @@ class Fill:
     plain_keys: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _View:
     """One entry being written: computed once per entry, read by every field's writer."""
 
@@ -50,20 +52,28 @@ class _View:
         return filled if self.template else ABSENT
 
 
-def _write_copy(field: WorldField, view: _View) -> Any:
-    if field.ns_key is None:
-        present = field.canonical in view.top
-        value = getattr(view.entry, field.canonical, None) if present else None
-    else:
-        present = field.ns_key in view.ns
-        value = view.ns.get(field.ns_key)
-    if present and value is None and view.template and (field.default is not None or not field.has_default):
-        present = False  # ST's importer reads these with `??` / `||`: null takes the fallback
-    if present:
-        return _with_regex_keys(field, view, value)
-    if not view.template:
-        return ABSENT
-    return _template_value(field, view)
+def _write_copy_top(field: WorldField, view: _View) -> Any:
+    """A ``copy`` field at the entry's top level (``_writer_of`` picks top or namespace once per field)."""
+    if field.canonical in view.top:
+        value = getattr(view.entry, field.canonical, None)
+        if value is not None or not _null_takes_fallback(field, view):
+            return value if field.native != "key" else _with_regex_keys(field, view, value)
+    return _template_value(field, view) if view.template else ABSENT
+
+
+def _write_copy_ns(field: WorldField, view: _View) -> Any:
+    """A ``copy`` field kept in our namespace."""
+    key = field.ns_key
+    if key in view.ns:
+        value = view.ns[key]
+        if value is not None or not _null_takes_fallback(field, view):
+            return value if field.native != "key" else _with_regex_keys(field, view, value)
+    return _template_value(field, view) if view.template else ABSENT
+
+
+def _null_takes_fallback(field: WorldField, view: _View) -> bool:
+    """ST's importer reads these with `??` / `||`: a null takes the template's value."""
+    return view.template and (field.default is not None or not field.has_default)
 
 
 def _with_regex_keys(field: WorldField, view: _View, value: Any) -> Any:
@@ -79,15 +89,16 @@ def _with_regex_keys(field: WorldField, view: _View, value: Any) -> Any:
 
 def _template_value(field: WorldField, view: _View) -> Any:
     """What ST's importer fills for a field the entry lacks."""
-    entry, fill = view.entry, view.fill
-    if field.native == "position":
+    entry, fill, native = view.entry, view.fill, field.native
+    if native == "position":
         return _position_fallback(entry, fill)
-    named = not fill.from_card and isinstance(entry.name, str) and bool(entry.name.strip())
-    if field.native == "comment" and named:
-        return entry.name  # ST's NovelAI importer: comment <- displayName (our `name`); a card's is ignored
-    if field.native == "addMemo":
-        return bool(entry.comment) or named
-    if field.native in ("displayIndex", "uid"):
+    if native in ("comment", "addMemo"):
+        named = not fill.from_card and isinstance(entry.name, str) and bool(entry.name.strip())
+        if native == "addMemo":
+            return bool(entry.comment) or named
+        if named:
+            return entry.name  # ST's NovelAI importer: comment <- displayName (our `name`); a card's is ignored
+    elif native in ("displayIndex", "uid"):
         return view.index
     return field.template_default(for_card=True) if field.has_default else ABSENT
 
@@ -149,7 +160,6 @@ def _write_extensions(field: WorldField, view: _View) -> Any:
 
 
 _WRITERS: dict[str, Callable[[WorldField, _View], Any]] = {
-    "copy": _write_copy,
     "invert": _write_invert,
     "match": _write_match,
     "recursion": _write_recursion,
@@ -162,10 +172,20 @@ _WRITERS: dict[str, Callable[[WorldField, _View], Any]] = {
 
 def native_value(field: WorldField, view: _View) -> Any:
     """The native value of ``field``, or ``ABSENT``."""
+    return _writer_of(field)(field, view)
+
+
+def _writer_of(field: WorldField) -> Callable[[WorldField, _View], Any]:
+    if field.transform == "copy":
+        return _write_copy_top if field.ns_key is None else _write_copy_ns
     writer = _WRITERS.get(field.transform)
     if writer is None:
         raise AssertionError(f"unknown transform {field.transform!r} in mappings/sillytavern.json")  # table bug
-    return writer(field, view)
+    return writer
+
+
+_PLAN = tuple((field, _writer_of(field), field.native) for field in FIELDS)
+"""Each table field with its writer, resolved once: ``native_from_entry`` runs for every entry twice."""
 
 
 def filter_to_native(value: Any) -> Any:
@@ -191,10 +211,10 @@ def native_from_entry(entry: LorebookEntry, template: bool, index: int, fill: Fi
     view = _View(entry, ns if isinstance(ns, dict) else {}, template, index, fill,
                  entry.model_fields_set | set(entry.model_extra or {}))
     out: dict[str, Any] = {}
-    for field in FIELDS:
-        value = native_value(field, view)
+    for field, writer, native in _PLAN:
+        value = writer(field, view)
         if value is not ABSENT:
-            out[field.native] = copy_value(value)
+            out[native] = value if value.__class__ in _IMMUTABLE else copy_value(value)
     _apply_records(out, view.ns, template)
     return out
 

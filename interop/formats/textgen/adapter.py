@@ -34,7 +34,6 @@ from ...mappings import load
 from ...model import CardData
 from ...model.versions import imported_card, to_v3
 from ...platform.registry import Format, Probe, ReadContext, WriteContext
-from ...yamlio import dump_yaml, load_yaml
 
 FORMAT = "textgen-yaml"
 NAMESPACE = "textgen"
@@ -49,6 +48,8 @@ _PARSED = "_textgen_yaml"  # the detector's parse, cached on the probe for the r
 def _parse(data: bytes, filename: str | None, limits: Any, probe: Probe | None = None) -> Any:
     if probe is not None and probe.data is data and _PARSED in probe.__dict__:
         return probe.__dict__[_PARSED]
+    from ...yamlio import load_yaml  # PyYAML is imported once a YAML file is met, not by every run
+
     value = load_yaml(data, file=filename, limits=limits)
     if probe is not None and probe.data is data:
         probe.__dict__[_PARSED] = value
@@ -150,6 +151,8 @@ def _write(doc: Document, ctx: WriteContext) -> bytes:
         out = {"name": "", **out}  # load_character reads data['name'] unconditionally
     if "context" not in out and "greeting" not in out:
         out["context"] = ""  # an empty character is still recognisable as one
+    from ...yamlio import dump_yaml
+
     return dump_yaml(out)
 
 
