@@ -19,6 +19,29 @@ except ImportError:  # optional speed-up: json alone writes the same bytes
 
 _NON_FINITE = (b"NaN", b"Infinity")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_LONG_DIGITS = re.compile(rb"\d{19}")
+_LONG_DIGITS_TEXT = re.compile(r"\d{19}")
+"""19 digits in a row: maybe an integer past 64 bits, which orjson would read as a float."""
+_ORJSON_MAX_DEPTH = 512
+"""orjson refuses nesting past 1024; below this ``json.loads`` never hits the recursion limit either."""
+
+
+def loads(raw: bytes | str) -> Any:
+    """``json.loads(raw)``: the same value or the same error, parsed by orjson when it is sure to agree.
+
+    orjson refuses everything json refuses (and more: NaN, lone surrogates, UTF-16 text, deep
+    nesting), so on its refusal json parses as before; its floats are json's (correctly
+    rounded), and the one value it reads differently, an integer past 64 bits, is kept from it
+    by ``_LONG_DIGITS`` (which may also fire on digits inside a string: json then, just slower).
+    """
+    if _orjson is not None:
+        digits = (_LONG_DIGITS_TEXT if isinstance(raw, str) else _LONG_DIGITS).search(raw)  # type: ignore[arg-type]
+        if digits is None:
+            try:
+                return _orjson.loads(raw)
+            except _orjson.JSONDecodeError:
+                pass
+    return json.loads(raw)
 
 
 def _refuse_constant(token: str) -> Any:
@@ -68,6 +91,8 @@ def load_json(
     try:
         if any(token in raw for token in _NON_FINITE):  # rare: keep json.loads' fast path otherwise
             value = json.loads(raw, parse_constant=_refuse_constant)
+        elif limits.max_json_depth <= _ORJSON_MAX_DEPTH:
+            value = loads(raw)
         else:
             value = json.loads(raw)
     except CorruptInputError as exc:
