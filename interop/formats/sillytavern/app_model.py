@@ -1,7 +1,7 @@
 """SillyTavern's verdict: the source's settings as ST entries vs what ST loads from the output.
 
 The source's settings are the world ST would hold for the source book
-(``world_entries``, those of ``world_from_lorebook``: a world file as it is; a card's book as ``convertCharacterBook``
+(``world_from_lorebook``: a world file as it is; a card's book as ``convertCharacterBook``
 reads it, with our canonical meaning where ST's would lose data, e.g. a missing ``enabled``).
 Both sides are filled from ST's new-entry template; a ``null`` where the template has a value
 counts as that value (ST reads those with ``??``), ``delayUntilRecursion`` false is 0 and a
