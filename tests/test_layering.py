@@ -136,21 +136,11 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     assert _cycles(Graph()) == [frozenset({"a", "b", "c"})]
 
 
-BEING_REMOVED: list[list[str]] = [
-    # Type-only cycles wingsengine removes while moving the engine profiles into the platform
-    # packages and splitting STScan (issue 22 items 1 and 3; /work/team/layout-NOTE.md).
-    ["interop.engine.profiles.risu", "interop.engine.profiles.risu_hook"],
-    ["interop.engine.profiles.sillytavern", "interop.engine.profiles.st_scan"],
-]
-
-
 def test_no_import_cycles() -> None:
     """No import cycle, type-only and function-level imports included. Move the shared code down a
     layer into a module both sides import, or type a parameter by its shape (a ``Protocol``); do not
     hide the import inside a function or under ``TYPE_CHECKING``."""
     cycles = sorted(sorted(c) for c in _cycles(_graph()))
-    if cycles and cycles == BEING_REMOVED:
-        pytest.xfail(f"cycles another helper is removing: {cycles}")
     assert cycles == [], f"import cycle(s): {cycles}"
 
 
@@ -163,9 +153,8 @@ def test_the_layer_reader_places_modules_by_folder() -> None:
     assert _layer_of("interop.model.card", index) == 2
 
 
-ROOT_FILES = {"interop", "interop.__main__", "interop._version", "interop.formats"}
-"""Modules that may sit in no layer's folder: the root package's own files and ``interop.formats``,
-the namespace the platform packages live in (it re-exports the registry and nothing else)."""
+ROOT_FILES = {"interop", "interop.__main__", "interop._version"}
+"""Modules that may sit in no layer's folder: the root package's own files."""
 
 
 def test_every_module_sits_in_a_layer_folder() -> None:

@@ -22,7 +22,7 @@ from interop.api import detect, read_bytes, write
 from interop.appmodel.paths import render
 from interop.document import Document
 from interop.errors import ConversionError
-from interop.fidelity.containers import container_paths
+from interop.fidelity.container_diff import container_paths
 from interop.fidelity.roundtrip import Leg, document_changes, roundtrip
 from interop.fidelity.view import leaves, view_of
 from interop.jsonvalue import json_equal

@@ -17,8 +17,8 @@ from ..document import Document
 from ..model.versions import as_displayed
 from ..platform.registry import get_format
 from .apps import AppVerdict, app_verdicts
-from .compare import Change, all_changes
-from .containers import compare_containers
+from .container_diff import compare_containers
+from .field_diff import Change, all_changes
 from .names import entry_name
 from .view import CanonicalView, view_of
 

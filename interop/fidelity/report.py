@@ -39,13 +39,13 @@ from ..transforms.risu_card_line import CARD_TEXT
 from .added import added_fields
 from .apps import AppVerdict, app_verdicts
 from .behaviour import behaviour_items
-from .compare import changed_fields, describe_change, short, shown_uri, strict_equal
-from .compared import Compared
-from .containers import ContainerResult
+from .container_diff import ContainerResult
+from .field_diff import changed_fields, describe_change, short, shown_uri, strict_equal
 from .findings import Journal, fold_added, hazard_findings
 from .hooks import Finding, findings
 from .items import FidelityItem
 from .names import entry_names
+from .output_pair import Compared
 from .rules import FATE_ORDER, RuleBook, rule_book
 from .view import MISSING, CanonicalView, leaves
 from .world_readback import found_in_world

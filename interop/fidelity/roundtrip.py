@@ -22,9 +22,9 @@ from ..appmodel.paths import render
 from ..document import Document
 from ..errors import ConversionError
 from ..platform.registry import get_format
-from .compare import Change, all_changes
-from .compared import Compared
-from .containers import compare_containers
+from .container_diff import compare_containers
+from .field_diff import Change, all_changes
+from .output_pair import Compared
 from .report import FidelityReport, fidelity_report, read_back
 from .view import CanonicalView, view_of
 

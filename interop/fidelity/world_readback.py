@@ -18,7 +18,7 @@ import re
 from typing import Any
 
 from ..mappings import load
-from .compare import strict_equal
+from .field_diff import strict_equal
 from .items import FidelityItem
 
 TARGET = "sillytavern-world"

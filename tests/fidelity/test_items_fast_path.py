@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from interop.appmodel.paths import PathCache
-from interop.fidelity.compare import changed_fields
+from interop.fidelity.field_diff import changed_fields
 from interop.fidelity.report import FidelityItem, _field_items, _not_back, _unverified
 from interop.fidelity.rules import RuleBook
 from interop.fidelity.view import CanonicalView, leaves

@@ -20,7 +20,7 @@ from interop.errors import ConversionError, FormatError
 from interop.fidelity import SCHEMA_VERSION, FidelityReport, Finding, fidelity_report
 from interop.fidelity import hooks as hooks_module
 from interop.fidelity import report as report_module
-from interop.fidelity.containers import container_paths
+from interop.fidelity.container_diff import container_paths
 from interop.fidelity.rules import RuleBook
 from interop.fidelity.view import leaves, view_of
 from interop.mappings import FATES, TargetRule

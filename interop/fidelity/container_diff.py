@@ -16,7 +16,7 @@ from ..containers.png import is_png, iter_chunks
 from ..errors import InteropError
 from ..mappings import Fate
 from ..memo import memoized
-from .compare import shown_uri
+from .field_diff import shown_uri
 from .view import CanonicalView
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ..document import Document
 from ..memo import memoized
-from .containers import ContainerResult, compare_containers
+from .container_diff import ContainerResult, compare_containers
 from .view import CanonicalView, view_of
 
 

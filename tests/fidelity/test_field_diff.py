@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from interop.appmodel.paths import Path
-from interop.fidelity.compare import all_changes, changed_fields, describe_change, strict_equal
+from interop.fidelity.field_diff import all_changes, changed_fields, describe_change, strict_equal
 from interop.fidelity.view import MISSING, CanonicalView, leaves
 
 # Few keys and values so that two random trees overlap a lot.
@@ -44,7 +44,7 @@ def _deepdiff_affected(a: CanonicalView, b: CanonicalView) -> set[Path]:
             parent = path[:-1]
             field = ("entry", *parent[1:]) if parent[:1] == ("entries",) else parent
             if kind == "dictionary_item_added" and fields.get(field, None) == {}:
-                continue  # an empty object field that came back with keys is still there (compare.py)
+                continue  # an empty object field that came back with keys is still there (field_diff.py)
             changed.append(path)
     affected = set()
     for path in leaves(a):
