@@ -19,6 +19,38 @@ except ImportError:  # optional speed-up: json alone writes the same bytes
 
 _NON_FINITE = (b"NaN", b"Infinity")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_NOT_DIGITS = bytes(b for b in range(256) if not 0x30 <= b <= 0x39)
+_DIGITS_AS_ZERO = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
+_LONG_RUN = b"0" * 19
+
+
+def _long_digit_run(raw: bytes) -> bool:
+    """19 digits in a row: maybe an integer past 64 bits, which orjson would read as a float.
+
+    Two C passes (a regex takes ~10x longer on a 7 KB card): most cards hold fewer than 19
+    digits in all; else digits become "0" and the rest spaces, and a run is a substring."""
+    return len(raw.translate(None, _NOT_DIGITS)) >= 19 and _LONG_RUN in raw.translate(_DIGITS_AS_ZERO)
+
+
+_ORJSON_MAX_DEPTH = 512
+"""orjson refuses nesting past 1024; below this ``json.loads`` never hits the recursion limit either."""
+
+
+def loads(raw: bytes | str) -> Any:
+    """``json.loads(raw)``: the same value or the same error, parsed by orjson when it is sure to agree.
+
+    orjson refuses everything json refuses (and more: NaN, lone surrogates, UTF-16 text, deep
+    nesting), so on its refusal json parses as before; its floats are json's (correctly
+    rounded), and the one value it reads differently, an integer past 64 bits, is kept from it
+    by ``_long_digit_run`` (which may also fire on digits inside a string: json then, just slower).
+    """
+    as_bytes = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    if _orjson is not None and not _long_digit_run(as_bytes):
+        try:
+            return _orjson.loads(raw)
+        except _orjson.JSONDecodeError:
+            pass
+    return json.loads(raw)
 
 
 def _refuse_constant(token: str) -> Any:
@@ -68,6 +100,8 @@ def load_json(
     try:
         if any(token in raw for token in _NON_FINITE):  # rare: keep json.loads' fast path otherwise
             value = json.loads(raw, parse_constant=_refuse_constant)
+        elif limits.max_json_depth <= _ORJSON_MAX_DEPTH:
+            value = loads(raw)
         else:
             value = json.loads(raw)
     except CorruptInputError as exc:

@@ -119,3 +119,58 @@ def test_typical_card_output_takes_the_fast_path() -> None:
     card = {"spec": "chara_card_v3", "data": {"name": "Ilse", "tags": ["a", "b"], "extensions": {"depth": 4}}}
     card["data"]["character_book"] = {"entries": [{"keys": ["x"], "insertion_order": 1.5, "enabled": True}]}
     assert (_pretty_fast(card) or b"") + b"\n" == _stdlib_pretty(card)
+
+
+def _outcome(parse: object, text: bytes | str) -> tuple[str, object]:
+    """A parse's value (repr: tells 1 from 1.0 and -0.0 from 0.0, keeps NaN equal) or its error type."""
+    try:
+        return "value", repr(parse(text))  # type: ignore[operator]
+    except (ValueError, RecursionError) as exc:
+        return "error", type(exc).__name__ if isinstance(exc, RecursionError) else "ValueError"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'{"a": 1, "a": 2}',  # the last of duplicate keys
+        b"[18446744073709551616, -9223372036854775809, 123456789012345678901234567890]",  # past 64 bits
+        b"[9223372036854775807, -9223372036854775808, 18446744073709551615]",
+        b'[1234567890, 1234567890, "12345678901234567890", 0.12345678901234567890123]',  # runs, not all ints
+        b"[1e400, -1e400, 1e-400, -0.0, 0.1, 1.5E+3, 5e-324]",
+        b"[NaN, Infinity, -Infinity]",  # json takes them, orjson refuses
+        b'["\\ud83d", "\\u00e9", "\\u2028"]',  # a lone surrogate escape
+        b'["\xed\xa0\x80"]',  # a surrogate written as (invalid) UTF-8: json reads it, orjson refuses
+        '["lone \ud83d in text"]',
+        "[1, 2]".encode("utf-16-le"),  # json detects UTF-16/32 in bytes
+        b"[" * 600 + b"]" * 600,
+        b"[" * 1100 + b"]" * 1100,
+        b'["a\x01b"]', b"[1,]", b"[1] x", b"", b"\xef\xbb\xbf[1]", b'["\xff"]', b"[01]",
+    ],
+)
+def test_loads_gives_what_json_loads_gives(text: bytes | str) -> None:
+    from interop.jsonio import loads
+
+    assert _outcome(loads, text) == _outcome(json.loads, text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_any_json)
+def test_loads_reads_any_json_text_as_json_loads_does(value: object) -> None:
+    from interop.jsonio import loads
+
+    text = json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    assert _outcome(loads, text) == _outcome(json.loads, text)
+    as_text = text.decode("utf-8", "surrogatepass")
+    assert _outcome(loads, as_text) == _outcome(json.loads, as_text)
+
+
+def test_loads_takes_orjson_for_a_typical_card(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast path applies to real data (else the equality tests above would pass on json alone)."""
+    pytest.importorskip("orjson")
+    from interop import jsonio
+
+    value = {"spec": "chara_card_v3", "data": {"name": "Ilse", "character_book": {"entries": [{"id": 3}]}}}
+    card = json.dumps(value).encode()
+    monkeypatch.setattr(jsonio.json, "loads", None)  # json.loads not called
+    assert jsonio.loads(card) == value
+    assert jsonio.load_json(card)["data"]["name"] == "Ilse"

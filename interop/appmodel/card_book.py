@@ -8,13 +8,13 @@ chunk read is ``ccv3`` first, then ``chara`` (both hold the same book in our out
 from __future__ import annotations
 
 import base64
-import json
 import zipfile
 from io import BytesIO
 from typing import Any
 
 from ..containers.png import find_text, is_png, text_chunks
 from ..document import Document
+from ..jsonio import loads
 from .verdict import AppVerdict
 
 
@@ -26,15 +26,15 @@ def parse_output(data: bytes) -> tuple[Any, str]:
         for keyword in ("ccv3", "chara"):
             found = find_text(chunks, keyword)
             if found:
-                return json.loads(base64.b64decode(found[0].payload()).decode("utf-8")), f"PNG {keyword} chunk"
+                return loads(base64.b64decode(found[0].payload()).decode("utf-8")), f"PNG {keyword} chunk"
         found = find_text(chunks, "naidata")
         if found:
-            return json.loads(base64.b64decode(found[0].payload()).decode("utf-8")), "PNG naidata chunk"
+            return loads(base64.b64decode(found[0].payload()).decode("utf-8")), "PNG naidata chunk"
         raise ValueError("no card chunk")
     if data[:2] == b"PK" or b"PK\x03\x04" in data[:1 << 16]:
         with zipfile.ZipFile(BytesIO(data)) as archive:
-            return json.loads(archive.read("card.json")), "CHARX card.json"
-    return json.loads(data), "JSON"
+            return loads(archive.read("card.json")), "CHARX card.json"
+    return loads(data), "JSON"
 
 
 def card_book(data: bytes) -> tuple[list[dict[str, Any]], str] | None:

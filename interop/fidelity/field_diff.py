@@ -20,8 +20,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from deepdiff import DeepDiff
-
 from ..appmodel.paths import Path, render
 from .view import MISSING, CanonicalView
 
@@ -121,6 +119,8 @@ def describe_change(old: Any, new: Any) -> str:
     if type(old) is not type(new) and not (isinstance(old, dict | list) and isinstance(new, dict | list)):
         return f"{short(old)} -> {short(new)} ({type(old).__name__} -> {type(new).__name__})"
     if isinstance(old, dict | list) and isinstance(new, dict | list) and _small(old) and _small(new):
+        from deepdiff import DeepDiff  # ~20-30 ms to import: only when a report describes a changed container
+
         pretty = DeepDiff(old, new, verbose_level=2, threshold_to_diff_deeper=0).pretty()
         lines = [_ROOT.sub(_unroot, line.strip()) for line in pretty.splitlines() if line.strip()]
         if lines:

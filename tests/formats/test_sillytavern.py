@@ -678,3 +678,25 @@ def test_card_books_with_any_flat_values_never_crash() -> None:
         assert len(card["data"]["character_book"]["entries"]) == len(entries)
 
     check()
+
+
+BOOK_SOURCES = ALL_WORLDS + shared_files("cards-json", "cards-png", "lorebook-v2", "charx", "risu", "novelai")
+
+
+@pytest.mark.parametrize("path", corpus_params(BOOK_SOURCES, "world, card or lorebook"))
+def test_world_entries_are_the_entries_of_world_from_lorebook(path: Path) -> None:
+    """The app verdict's ``world_entries`` (no ``originalData``) = ``world_from_lorebook``'s entries,
+    uids and object keys included (a world file's own ``uid_key`` too)."""
+    from interop.formats.sillytavern.world import world_entries
+
+    try:
+        doc = api.read(path)
+    except Exception as exc:  # a corpus file no reader takes is not this test's subject
+        pytest.skip(f"{path.name}: {exc}")
+    if doc.book is None:
+        pytest.skip(f"{path.name} holds no lorebook")
+    for from_card in (False, True):
+        whole = st.world_from_lorebook(doc.book, from_card=from_card)["entries"]
+        alone = world_entries(doc.book, from_card=from_card)
+        assert list(alone) == list(whole)
+        assert not strict_diff(whole, alone)

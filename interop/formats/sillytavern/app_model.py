@@ -21,7 +21,7 @@ from ...memo import memoized
 from ...platform.registry import get_format
 from . import app_load as st
 from .fields import FIELDS, POSITION_NAMES
-from .world import world_from_lorebook
+from .world import world_entries
 
 SKIPPED = ("addMemo", "extensions")
 """``addMemo`` is the editor's 'show memo' flag, derived by every importer from the comment;
@@ -58,9 +58,8 @@ def _canonical_paths() -> dict[str, tuple[str, ...]]:
 def source_settings(doc: Document) -> list[dict[str, Any]]:
     """The source book as the ST world entries it stands for, template-filled, in book order."""
     assert doc.book is not None
-    world = world_from_lorebook(doc.book, from_card=doc.card is not None)
     out = []
-    for key, entry in world["entries"].items():
+    for key, entry in world_entries(doc.book, from_card=doc.card is not None).items():
         if isinstance(entry, dict):
             uid = entry.get("uid", int(key) if key.isdigit() else key)  # ST keys a world entry by its object key
             out.append({**st.filled(entry), "uid": uid})

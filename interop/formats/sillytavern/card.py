@@ -47,9 +47,9 @@ def card_book_from_lorebook(
     """
     plain = plain if plain is not None else [st_exported_use_regex(e) for e in book.entries]
     book = normalized(book)[0]
-    raw = book.dump()
     native_world = book_ext(book).native_world is True
-    out: dict[str, Any] = {k: v for k, v in raw.items() if k != "entries"}
+    # ``book.dump()`` less its entries (written one by one below), without dumping them
+    out: dict[str, Any] = book.model_dump(mode="python", exclude_unset=True, round_trip=True, exclude={"entries"})
     out.setdefault("extensions", {})
     fulls, owns = natives(book, True, from_card, plain), natives(book, False, from_card, plain)
     out["entries"] = [

@@ -148,12 +148,9 @@ def world_from_lorebook(book: Lorebook, *, from_card: bool = False) -> dict[str,
 def world_from_normalized(source: Lorebook, book: Lorebook, *, from_card: bool = False) -> dict[str, Any]:
     """``world_from_lorebook(source)`` for ``book`` = ``source`` already normalized (a card book may
     still carry ST's flat keys); the plain-key rule reads the source's entries as they came."""
-    plain = [st_exported_use_regex(e) for e in source.entries]
     meta = book_ext(book)
     native_world = meta.native_world is True
-    # copies: the uid fix-up below writes into them, and the lists may be shared (memo)
-    entries_native = [dict(n) for n in natives(book, not native_world, from_card, plain)]
-    entries = _keyed_by_uid(book, entries_native, native_world)
+    entries = _world_entries(source, book, from_card, native_world)
     out: dict[str, Any] = {"entries": entries}
     if native_world:
         if "original_data" in meta.model_fields_set:
@@ -165,11 +162,26 @@ def world_from_normalized(source: Lorebook, book: Lorebook, *, from_card: bool =
     return out
 
 
+def world_entries(book: Lorebook, *, from_card: bool = False) -> dict[str, Any]:
+    """``world_from_lorebook(book)["entries"]`` alone: the settings SillyTavern holds, without
+    building ``originalData`` (the app model compares settings only)."""
+    normal = normalized(book)[0]
+    return _world_entries(book, normal, from_card, book_ext(normal).native_world is True)
+
+
+def _world_entries(source: Lorebook, book: Lorebook, from_card: bool, native_world: bool) -> dict[str, Any]:
+    plain = [st_exported_use_regex(e) for e in source.entries]
+    # copies: the uid fix-up below writes into them, and the lists may be shared (memo)
+    entries_native = [dict(n) for n in natives(book, not native_world, from_card, plain)]
+    return _keyed_by_uid(book, entries_native, native_world)
+
+
 def _uid_key(entry: LorebookEntry, native: dict[str, Any], native_world: bool) -> str | None:
-    uid_key = entry_ext(entry).uid_key
+    if native_world:  # only a world file's entry records its object key
+        uid_key = entry_ext(entry).uid_key
+        if isinstance(uid_key, str):
+            return uid_key
     uid = native.get("uid")
-    if isinstance(uid_key, str) and native_world:
-        return uid_key
     if (isinstance(uid, int) and not isinstance(uid, bool)) or (isinstance(uid, str) and uid):
         return str(uid)  # ST's convertCharacterBook keys an entry by its id as given, "1" included
     return None

@@ -87,8 +87,13 @@ def _with_regex_keys(field: WorldField, view: _View, value: Any) -> Any:
     return [as_regex_key(k, cs) if isinstance(k, str) and k.strip() else k for k in value]
 
 
+_FROM_ENTRY_FIELDS = ("position", "comment", "addMemo", "displayIndex", "uid")
+"""The fields whose template value ``_template_value`` computes from the entry (keep in step with it)."""
+
+
 def _template_value(field: WorldField, view: _View) -> Any:
-    """What ST's importer fills for a field the entry lacks."""
+    """What ST's importer fills for a field the entry lacks (for a field not in ``_FROM_ENTRY_FIELDS``,
+    the table's template default: ``_PLAN`` holds it)."""
     entry, fill, native = view.entry, view.fill, field.native
     if native == "position":
         return _position_fallback(entry, fill)
@@ -184,8 +189,26 @@ def _writer_of(field: WorldField) -> Callable[[WorldField, _View], Any]:
     return writer
 
 
-_PLAN = tuple((field, _writer_of(field), field.native) for field in FIELDS)
-"""Each table field with its writer, resolved once: ``native_from_entry`` runs for every entry twice."""
+_FROM_ENTRY = object()
+"""A template value that depends on the entry (``_template_value``'s special fields)."""
+
+
+def _fixed_template(field: WorldField) -> Any:
+    """``_template_value`` of a field whose template value is the same for every entry, else ``_FROM_ENTRY``."""
+    if field.native in _FROM_ENTRY_FIELDS:
+        return _FROM_ENTRY
+    return field.template_default(for_card=True) if field.has_default else ABSENT
+
+
+def _plan_row(field: WorldField) -> tuple[WorldField, Callable[[WorldField, _View], Any], str, str | None, Any]:
+    """A field, its writer, its native name, its namespace key if it is a ``copy`` field kept in our
+    namespace (absent there: the field is not in the entry), and its template value when fixed."""
+    writer = _writer_of(field)
+    return field, writer, field.native, field.ns_key if writer is _write_copy_ns else None, _fixed_template(field)
+
+
+_PLAN = tuple(_plan_row(field) for field in FIELDS)
+"""Each table field resolved once: ``native_from_entry`` runs for every entry twice."""
 
 
 def filter_to_native(value: Any) -> Any:
@@ -210,9 +233,16 @@ def native_from_entry(entry: LorebookEntry, template: bool, index: int, fill: Fi
     ns = entry.ext(NAMESPACE).get("entry")
     view = _View(entry, ns if isinstance(ns, dict) else {}, template, index, fill,
                  entry.model_fields_set | set(entry.model_extra or {}))
+    ns = view.ns
     out: dict[str, Any] = {}
-    for field, writer, native in _PLAN:
-        value = writer(field, view)
+    for field, writer, native, ns_key, fixed in _PLAN:
+        if ns_key is not None and ns_key not in ns:
+            # a namespace copy field the entry lacks: what _write_copy_ns gives, without the call
+            if not template:
+                continue
+            value = fixed if fixed is not _FROM_ENTRY else _template_value(field, view)
+        else:
+            value = writer(field, view)
         if value is not ABSENT:
             out[native] = value if value.__class__ in _IMMUTABLE else copy_value(value)
     _apply_records(out, view.ns, template)
