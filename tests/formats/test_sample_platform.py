@@ -34,8 +34,8 @@ INIT = '''"""Sample app: characters as {"sample": 1, "name", "bio", "hello", "lo
 
 from pathlib import Path
 
-from interop.platform.registry import Platform, register_platform
 from interop.mappings import register_table
+from interop.platform.registry import Platform, register_platform
 
 from ._activation import PROFILE
 from ._adapter import FORMATS, lore_of
@@ -54,11 +54,11 @@ from typing import Any
 
 from interop.cardkit.as_kind import as_card
 from interop.document import Document
-from interop.platform.registry import Format, Probe, ReadContext, WriteContext
 from interop.jsonio import dump_json
 from interop.mappings import load
 from interop.model import Lorebook
 from interop.model.versions import imported_card, to_v3
+from interop.platform.registry import Format, Probe, ReadContext, WriteContext
 
 
 def _fields(level: str) -> dict[str, str]:
