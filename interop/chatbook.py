@@ -15,7 +15,9 @@ from pathlib import Path
 from .api import read
 from .document import Document
 from .errors import InteropError
+from .formats.risu.all_chats import chats_in
 from .limits import DEFAULT_LIMITS, Limits
+from .model.chat import ChatLog
 
 
 def bound_book_candidates(chat_path: Path, name: str) -> list[Path]:
@@ -50,3 +52,10 @@ def attach_bound_book(doc: Document, chat_path: str | Path, *, limits: Limits = 
         return f"bound world {chat.book_name!r} read from {candidate}"
     where = "beside the chat or in SillyTavern's worlds folder"
     return f"bound world {chat.book_name!r} not found {where}: only its name travels"
+
+
+def chats_in_file(doc: Document) -> list[ChatLog]:
+    """Every chat the document's file holds, in file order: a chat file's one chat, each chat of
+    RisuAI's "Export all chats", or the chats a Risu character keeps (none for other cards and
+    books). The document's own chat (``doc.chat``) is chat 0 unless a chat was picked."""
+    return chats_in(doc)

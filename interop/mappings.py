@@ -11,6 +11,7 @@ docs). Layout: docs/architecture.md, "Mapping tables".
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 from collections.abc import Sequence
@@ -65,6 +66,22 @@ class FieldMap:
     """Position in the native object's own key order (writers emit fields in this order)."""
     source: str = ""
     """A native flag that adds ``source`` to a canonical list when true (``transform`` "match")."""
+    app_default: Any = None
+    has_app_default: bool = False
+    """The app's new-entry template value when its JSON spelling differs from ``default`` (``0`` for ``false``)."""
+    import_default: Any = None
+    has_import_default: bool = False
+    """The app's card import reads this field and falls back to ``import_default`` when it is null or absent."""
+    import_order: int | None = None
+    """Position in the app's card import code (the order its verdict compares the fields in)."""
+    inspect_flag: int | None = None
+    """Position among the flags ``interop inspect`` counts (a field counted when it is ``true``)."""
+    engine: str = ""
+    """How the activation engine reads the raw value (SillyTavern: ``activation.entries.COERCIONS``, ``flag``, ...)."""
+    model: str = ""
+    """The typed canonical field's type (``bool``, ``int``, ``number``, ``str``, ``str[]``, ...)."""
+    decorator: tuple[str, ...] = ()
+    """The Risu decorators that carry the field (``interop.transforms.st_risu``)."""
 
 
 @dataclass(frozen=True)
@@ -100,11 +117,33 @@ class Mapping:
     notes: str = ""
     stash_why: dict[str, str] = field(default_factory=dict)
     """Stash record -> why the value had to be stashed (reported and documented)."""
+    key_order: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Native object -> its keys in the app's own order, for objects whose keys have no rows of their own."""
 
     def native_order(self, level: Level) -> list[str]:
         """Native field names of ``level`` in the native key order (fields with an ``order``)."""
         ranked = [f for f in self.fields if f.level == level and f.order is not None]
         return [f.native for f in sorted(ranked, key=lambda f: f.order or 0)]
+
+    def template(self, level: Level) -> dict[str, Any]:
+        """The app's new-entry template: native field -> the value it holds, in table order."""
+        rows = [f for f in self.fields_at(level) if f.has_default]
+        return {f.native: copy.deepcopy(f.app_default if f.has_app_default else f.default) for f in rows}
+
+    def import_defaults(self, level: Level) -> dict[str, Any]:
+        """Native field -> the app's card-import fallback, in the import's order (else table order)."""
+        rows = [f for f in self.fields_at(level) if f.has_import_default]
+        ranked = sorted(rows, key=lambda f: -1 if f.import_order is None else f.import_order)
+        return {f.native: f.import_default for f in ranked}
+
+    def inspect_flags(self, level: Level) -> tuple[str, ...]:
+        """The native fields ``interop inspect`` counts as flags, in its order."""
+        rows = [f for f in self.fields_at(level) if f.inspect_flag is not None]
+        return tuple(f.native for f in sorted(rows, key=lambda f: f.inspect_flag or 0))
+
+    def with_column(self, level: Level, column: str) -> list[FieldMap]:
+        """The rows of ``level`` that fill ``column`` (a non-empty string or tuple), in table order."""
+        return [f for f in self.fields_at(level) if getattr(f, column)]
 
     def enum_values(self, level: Level, native: str) -> dict[str, Any]:
         row = self.by_native(level, native)
@@ -172,6 +211,15 @@ def _parse(raw: dict[str, Any], source: str) -> Mapping:
                 transform=f.get("transform", ""),
                 order=f.get("order"),
                 source=f.get("source", ""),
+                app_default=f.get("app_default"),
+                has_app_default="app_default" in f,
+                import_default=f.get("import_default"),
+                has_import_default="import_default" in f,
+                import_order=f.get("import_order"),
+                inspect_flag=f.get("inspect_flag"),
+                engine=f.get("engine", ""),
+                model=f.get("model", ""),
+                decorator=tuple(f.get("decorator", ())),
             )
             for f in raw.get("fields", [])
         )
@@ -204,6 +252,7 @@ def _parse(raw: dict[str, Any], source: str) -> Mapping:
         targets=targets,
         notes=raw.get("notes", ""),
         stash_why=dict(raw.get("stash_why", {})),
+        key_order={name: tuple(keys) for name, keys in raw.get("key_order", {}).items()},
     )
 
 

@@ -222,6 +222,9 @@ class ChatSource(Base):
 
     source_file_id: Mapped[int] = mapped_column(ForeignKey("source_files.id", ondelete="CASCADE"), primary_key=True)
     chat_id: Mapped[int] = mapped_column(ForeignKey("chats.id", ondelete="CASCADE"), primary_key=True, index=True)
+    chat_index: Mapped[int] = mapped_column(Integer, server_default="0")
+    """The chat's place in the file, 0-based (RisuAI's all-chats export and a Risu character hold
+    several; ``convert --chat-index``); a file's migrations convert its chat 0."""
 
 
 class Migration(Base):

@@ -322,7 +322,18 @@ def _show_chat(session: Session, ref: ItemRef) -> dict[str, Any]:
     if chat is None:
         raise CatalogError(f"no chat with id {ref.id} in the catalog")
     book = session.get(Lorebook, chat.lorebook_id) if chat.lorebook_id is not None else None
-    files = select(ChatSource.source_file_id).where(ChatSource.chat_id == chat.id)
+    # a file's migrations converted its chat 0 (the document): the chat's own where it is chat 0
+    files = select(ChatSource.source_file_id).where((ChatSource.chat_id == chat.id) & (ChatSource.chat_index == 0))
+    index_of = dict(
+        session.execute(
+            select(SourceFile.sha256, ChatSource.chat_index)
+            .join(ChatSource, ChatSource.source_file_id == SourceFile.id)
+            .where(ChatSource.chat_id == chat.id)
+        ).all()
+    )
+    sources = [
+        {**s, "chat_index": index_of[s["sha256"]]} for s in _sources(session, ChatSource, ChatSource.chat_id, chat.id)
+    ]
     return {
         "ref": str(ref),
         "kind": "chat",
@@ -337,7 +348,7 @@ def _show_chat(session: Session, ref: ItemRef) -> dict[str, Any]:
         "bound_book": chat.bound_book,
         "content_hash": chat.content_hash,
         "lorebook": _book_summary(book) if book is not None else None,
-        "sources": _sources(session, ChatSource, ChatSource.chat_id, chat.id),
+        "sources": sources,
         "migrations": _migrations(session, (Migration.item_kind == "chat") & Migration.source_file_id.in_(files)),
     }
 

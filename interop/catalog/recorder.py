@@ -369,6 +369,9 @@ def _record_books(ops: _Ops, imported: list[FileOutcome], now: datetime) -> dict
         book = o.item.any_book if o.item else None
         if book is not None:
             books.setdefault(book.content_hash, book)
+        for c in o.item.chats if o.item else ():  # the own books of a file's other chats
+            if c.book is not None:
+                books.setdefault(c.book.content_hash, c.book)
     book_ids, new_books = _ids(ops, "lorebooks", [_book_row(b, now) for b in books.values()])
     entry_rows = [{"lorebook_id": book_ids[h], **e} for h in sorted(new_books) for e in books[h].entries]
     if entry_rows:
@@ -412,25 +415,33 @@ def _record_cards(ops: _Ops, imported: list[FileOutcome], book_ids: dict[str, in
 def _record_chats(
     ops: _Ops, imported: list[FileOutcome], source_ids: dict[str, int], book_ids: dict[str, int], now: datetime
 ) -> None:
-    """Chats and their provenance links (the chat's own book is recorded with the other books)."""
+    """Every chat of every file and its provenance link with the chat's index in the file (the
+    chats' own books are recorded with the other books; those besides the file's main book are
+    linked here, role ``chat``)."""
     rows: dict[str, dict[str, Any]] = {}
     for o in imported:
-        chat = o.item.chat if o.item else None
-        if chat is None:
-            continue
-        book = o.item.book if o.item else None
-        row = {k: getattr(chat, k) for k in ChatRecord.__dataclass_fields__}
-        rows.setdefault(chat.content_hash, {**row, "lorebook_id": book_ids[book.content_hash] if book else None})
-        rows[chat.content_hash]["created_at"] = now
+        for c in o.item.chats if o.item else ():
+            row = {k: getattr(c.chat, k) for k in ChatRecord.__dataclass_fields__}
+            book_id = book_ids[c.book.content_hash] if c.book else None
+            rows.setdefault(c.chat.content_hash, {**row, "lorebook_id": book_id})["created_at"] = now
     if not rows:
         return
     chat_ids, _ = _ids(ops, "chats", list(rows.values()))
-    links = {
-        (source_ids[o.sha256 or ""], chat_ids[o.item.chat.content_hash])
-        for o in imported
-        if o.item is not None and o.item.chat is not None
-    }
-    ops.insert_ignore("chat_sources", [{"source_file_id": s, "chat_id": c} for s, c in sorted(links)])
+    links: dict[tuple[int, int], int] = {}  # (file, chat) -> the chat's first index in the file
+    books: set[tuple[int, int]] = set()
+    for o in imported:
+        source_id = source_ids[o.sha256 or ""]
+        main = o.item.any_book if o.item else None  # linked by _record_links with its own role
+        for c in reversed(o.item.chats if o.item else ()):
+            links[(source_id, chat_ids[c.chat.content_hash])] = c.index
+            if c.book is not None and (main is None or c.book.content_hash != main.content_hash):
+                books.add((source_id, book_ids[c.book.content_hash]))
+    rows_out = [{"source_file_id": s, "chat_id": c, "chat_index": links[(s, c)]} for s, c in sorted(links)]
+    ops.insert_ignore("chat_sources", rows_out)
+    if books:
+        ops.insert_ignore(
+            "lorebook_sources", [{"source_file_id": s, "lorebook_id": b, "role": "chat"} for s, b in sorted(books)]
+        )
 
 
 def _record_links(

@@ -13,7 +13,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..chatbook import chats_in_file
 from ..document import Document
+from ..errors import InteropError
 from ..model import Card, Lorebook, LorebookEntry, as_bool, as_number, as_str_list
 from ..model.chat import ChatLog
 from ..model.versions import as_displayed, spec_label
@@ -97,14 +99,26 @@ class ChatRecord:
 
 
 @dataclass
+class FileChat:
+    """One chat of a file, at its place in the file (RisuAI's all-chats export and a Risu character
+    hold several), with its own book."""
+
+    index: int
+    chat: ChatRecord
+    book: BookRecord | None
+
+
+@dataclass
 class ItemRecord:
     """What one file holds: a card (maybe with an embedded book), a standalone book, or a chat
-    (with its own book, if the file or its bound world holds one)."""
+    (with its own book, if the file or its bound world holds one). ``chats``: every chat of the
+    file, ``chat`` (the document's) included; a Risu character's chats beside its card."""
 
     kind: str
     card: CardRecord | None = None
     book: BookRecord | None = None
     chat: ChatRecord | None = None
+    chats: list[FileChat] = field(default_factory=list)
 
     @property
     def any_book(self) -> BookRecord | None:
@@ -241,13 +255,34 @@ def chat_record(chat: ChatLog) -> ChatRecord:
 
 def item_record(doc: Document) -> ItemRecord:
     if doc.chat is not None:
+        chat = chat_record(doc.chat)
         book = book_record(doc.chat.lorebook) if doc.chat.lorebook is not None else None
-        return ItemRecord(kind="chat", book=book, chat=chat_record(doc.chat))
+        return ItemRecord(kind="chat", book=book, chat=chat, chats=_file_chats(doc, (chat, book)))
     if doc.card is not None:
-        return ItemRecord(kind="card", card=card_record(doc, doc.card))
+        return ItemRecord(kind="card", card=card_record(doc, doc.card), chats=_file_chats(doc))
     if doc.lorebook is None:
         return ItemRecord(kind="lorebook", book=None)
     return ItemRecord(kind="lorebook", book=book_record(doc.lorebook))
+
+
+def _file_chats(doc: Document, own: tuple[ChatRecord, BookRecord | None] | None = None) -> list[FileChat]:
+    """Every chat of the file with its index (``own``: the records of ``doc.chat``, made once); a
+    card whose chats do not read keeps its card row, with a warning."""
+    try:
+        logs = chats_in_file(doc)
+    except InteropError as exc:
+        if doc.chat is not None:
+            raise
+        doc.warn(f"the chats this card keeps are not catalogued: {exc.reason}")
+        return []
+    chats = []
+    for index, log in enumerate(logs):
+        if own is not None and log is doc.chat:
+            chats.append(FileChat(index, *own))
+        else:
+            book = book_record(log.lorebook) if log.lorebook is not None else None
+            chats.append(FileChat(index, chat_record(log), book))
+    return chats
 
 
 def blobs_of(doc: Document) -> dict[str, bytes]:

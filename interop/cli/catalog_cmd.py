@@ -146,7 +146,8 @@ def show_cmd(db: str | None, item: str, as_json: bool) -> None:
     for asset in info.get("assets", []):
         click.echo(f"  asset         {asset['role']} {asset['uri'] or ''} {asset['size']} bytes")
     for source in info["sources"]:
-        click.echo(f"  source        {source['path']} ({source['format']})")
+        place = f", chat {source['chat_index']}" if "chat_index" in source else ""  # its place in a multi-chat file
+        click.echo(f"  source        {source['path']} ({source['format']}{place})")
     for m in info["migrations"]:
         fates = ", ".join(f"{k} {v}" for k, v in m["fates"].items()) if m["fates"] else "no report"
         where = m["output"] or m["reason"] or ""

@@ -14,6 +14,7 @@ from ..conversion import Conversion, convert_document, output_name, strict_reaso
 from ..document import Document
 from ..errors import InteropError
 from ..fidelity.render import summary_lines
+from ..formats.risu.all_chats import select_chat
 from ..io import read_limited, write_atomic
 from ..jsonio import escape_lone_surrogates
 from ..terminal import printable
@@ -106,6 +107,13 @@ def default_output(source: Path, target: str, out_dir: Path | None = None) -> Pa
 @click.option("--details", is_flag=True, help="List every field of the report, not groups.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the conversion line, not the fidelity table.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list: per input its output and fidelity report.")
+@click.option(
+    "--chat-index",
+    type=click.IntRange(0),
+    default=None,
+    help="Which chat of a file holding several (RisuAI's 'Export all chats', a Risu character's chats), "
+    "0-based (default: the first); the output is that chat.",
+)
 @behaviour_option
 @seed_option
 def command(
@@ -122,6 +130,7 @@ def command(
     details: bool,
     quiet: bool,
     as_json: bool,
+    chat_index: int | None,
     chats: tuple[str, ...],
     seed: int,
 ) -> None:
@@ -142,7 +151,7 @@ def command(
     say = (lambda line: click.echo(line, err=True)) if to_stdout else click.echo
     image_bytes = read_limited(image, current_limits().max_file_bytes) if image else None
     loaded = load_chats(chats) if chats else None
-    options: dict[str, Any] = {"pretty": not compact}
+    options: dict[str, Any] = {"pretty": not compact, "chat_index": chat_index}
     if no_embed_picture:
         options["embed_picture"] = False
     results: list[dict[str, Any]] = []
@@ -222,11 +231,14 @@ def _convert_one(
 ) -> tuple[Document, Conversion]:
     """Read, convert and write one input (``out`` None: standard output)."""
     doc = read_document(source, fmt=source_format)
+    if options["chat_index"] is not None:  # chat N of a file holding several
+        doc = select_chat(doc, options["chat_index"])
     if str(source) != STDIO:  # a chat's world bound by name, looked for beside the chat file
         bound = attach_bound_book(doc, source, limits=current_limits())
         if bound:
             click.echo(f"note: {printable(bound)}", err=True)
-    writer = {k: v for k, v in options.items() if k != "pretty"}  # the writer's own options (embed_picture)
+    # the writer's own options (embed_picture)
+    writer = {k: v for k, v in options.items() if k not in ("pretty", "chat_index")}
     conversion = convert_document(
         doc, target, image=image_bytes, pretty=options["pretty"], chats=chats, seed=seed, options=writer or None
     )

@@ -30,9 +30,24 @@ def _print_human(info: dict[str, Any]) -> None:
     for key, value in (info.get("container") or {}).items():
         click.echo(f"  {key:<16} {_short(value)}")
     for key, value in (info.get("facts") or {}).items():
+        if key == "chats" and isinstance(value, list):
+            click.echo(f"  {key:<16} {len(value)}")
+            for index, chat in enumerate(value):
+                click.echo(f"    {index:<3}{_chat_line(chat)}")
+            continue
         click.echo(f"  {key:<16} {_short(value)}")
     for warning in info["warnings"]:
         click.secho(f"  warning: {warning}", fg="yellow")
+
+
+def _chat_line(chat: Any) -> str:
+    """``Harbour night (4 messages, 2 local lore entries)``: one chat of a file holding several."""
+    if not isinstance(chat, dict):
+        return _short(chat)
+    counts = [f"{chat.get('messages', 0)} messages"]
+    if chat.get("local_lore_entries"):
+        counts.append(f"{chat['local_lore_entries']} local lore entries")
+    return f"{chat.get('name') or '(unnamed)'} ({', '.join(counts)})"
 
 
 def _short(value: Any) -> str:

@@ -51,7 +51,32 @@ def _details(f: FieldMap) -> list[str]:
         out.append(f"world file: `{_cell(f.world)}`")
     if f.transform and f.transform != "copy":
         out.append(f"transform `{f.transform}`")
+    return out + _app_details(f)
+
+
+def _app_details(f: FieldMap) -> list[str]:
+    """How the app's own code and interop's derived code use the field (the columns they are built from)."""
+    out = []
+    if f.has_app_default:
+        out.append(f"new-entry template `{_cell(json.dumps(f.app_default))}`")
+    if f.has_import_default:
+        rank = "" if f.import_order is None else f" (read {f.import_order + 1}.)"
+        out.append(f"card import fallback `{_cell(json.dumps(f.import_default, ensure_ascii=False))}`{rank}")
+    if f.inspect_flag is not None:
+        out.append("counted as a flag by `interop inspect`")
+    if f.engine:
+        out.append(f"activation engine reads it as `{f.engine}`")
+    if f.model:
+        out.append(f"canonical type `{f.model}`")
+    if f.decorator:
+        out.append("Risu decorator " + ", ".join(_decorator(d) for d in f.decorator))
     return out
+
+
+def _decorator(spec: str) -> str:
+    """``name=value`` (the decorator stands for that native value) or ``name`` (it carries the value)."""
+    name, sep, value = spec.partition("=")
+    return f"`@@{_cell(name)}` for `{_cell(value)}`" if sep else f"`@@{_cell(name)} <value>`"
 
 
 def _detail_lines(mapping: Mapping) -> list[str]:
@@ -62,6 +87,14 @@ def _detail_lines(mapping: Mapping) -> list[str]:
         return []
     lines = ["## Field details", "", "| level | native | details |", "|---|---|---|"]
     lines += [f"| {f.level} | `{f.native}` | {'; '.join(d)} |" for f, d in rows]
+    return [*lines, ""]
+
+
+def _key_order_lines(mapping: Mapping) -> list[str]:
+    if not mapping.key_order:
+        return []
+    lines = ["## Native key order", "", "| object | keys, in the app's order |", "|---|---|"]
+    lines += [f"| {name} | {', '.join(f'`{k}`' for k in keys)} |" for name, keys in mapping.key_order.items()]
     return [*lines, ""]
 
 
@@ -100,6 +133,7 @@ def render_platform_doc(mapping: Mapping) -> str:
     lines += [f"Formats: {', '.join(f'`{f}`' for f in mapping.formats)}", ""]
     lines += _field_lines(mapping)
     lines += _detail_lines(mapping)
+    lines += _key_order_lines(mapping)
     lines += _stash_lines(mapping)
     lines += _target_lines(mapping)
     return "\n".join(lines).rstrip() + "\n"

@@ -4,7 +4,9 @@ Risu keeps advanced entry behaviour in ``@@`` lines at the top of ``content``;
 SillyTavern (and the canonical model, ``entry.extensions.sillytavern.entry.*``)
 keeps it in fields. The knobs Risu honours as decorators are translated the way
 Risu's own card importer does (risu.md 3.1), plus ``enabled: false`` as
-``@@dont_activate``:
+``@@dont_activate``. Each knob is one row of ``KNOBS`` (both directions come from
+it); which decorator carries which SillyTavern field, and for which value, is the
+``decorator`` column of mappings/sillytavern.json:
 
 * ``enabled: false`` -> ``@@dont_activate``
 * ``match_whole_words`` true / false -> ``@@match_full_word`` / ``@@match_partial_word``
@@ -35,10 +37,13 @@ Two directions, each leaving a record so the other can undo it exactly:
 from __future__ import annotations
 
 import copy
+import functools
 import json
+from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import astuple, dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from ..jsonvalue import drop_empty, get_path, has_path, pop_path, set_path
@@ -137,12 +142,30 @@ def generated_stash(fields: dict[str, Any]) -> Stash | None:
     return Stash(keep={path: value for path, value in fields.items() if path != ABSENT_PATHS}, absent=list(absent))
 
 
-LOGIC_BY_DECORATOR = {
-    "exclude_keys_all": LOGIC_CODES["not_all"],
-    "exclude_keys": LOGIC_CODES["not_any"],
-    "additional_keys": LOGIC_CODES["and_all"],
-}
+
+
+@functools.cache
+def st_decorators(native: str) -> MappingProxyType[str, Any]:
+    """The Risu decorators of SillyTavern entry field ``native`` (the table's ``decorator`` column):
+    decorator name -> the native value it stands for (``name=value``, JSON), or None when the
+    decorator carries the value as its argument."""
+    row = load_mapping("sillytavern").by_native("entry", native)
+    if row is None or not row.decorator:
+        raise ValueError(f"mappings/sillytavern.json: entry.{native} has no decorator column")
+    pairs = (d.partition("=") for d in row.decorator)
+    return MappingProxyType({name: json.loads(value) if sep else None for name, sep, value in pairs})
+
+
+@functools.cache
+def st_decorator(native: str) -> str:
+    """The one Risu decorator that carries SillyTavern entry field ``native`` as its argument."""
+    (name,) = st_decorators(native)
+    return name
+
+
+LOGIC_BY_DECORATOR: dict[str, int] = dict(st_decorators("selectiveLogic"))
 ACTING_LOGICS = tuple(LOGIC_BY_DECORATOR.values())
+JOINED_LOGIC = "exclude_keys_all"  # the one logic decorator that takes every key on one line
 
 
 # --- canonical -> Risu -------------------------------------------------------------
@@ -162,6 +185,11 @@ def _logic_code(value: Any) -> int | None:
     if _is_int(value):
         return value
     return LOGIC_CODES.get(value) if isinstance(value, str) else None
+
+
+def _acting_logic(logic: int | None, secondary: Any) -> bool:
+    """A secondary-key logic other than Risu's own (AND ANY) over a non-empty key list."""
+    return logic in ACTING_LOGICS and isinstance(secondary, list) and bool(secondary)
 
 
 def _decorator_safe(key: Any) -> bool:
@@ -218,112 +246,6 @@ def _first_layout(attempt: Attempt, left: Left, knob: str, detail: str) -> Step[
                 return
 
     return step
-
-
-def _dont_activate(entry: dict[str, Any], state: _ToRisu) -> None:
-    if entry.get("enabled") is False:
-        state.lines.append("@@dont_activate")
-        state.take(entry, "enabled")
-
-
-def _whole_words(entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
-    whole = get_path(entry, layout.whole)
-    if not isinstance(whole, bool):
-        return False
-    state.lines.append("@@match_full_word" if whole else "@@match_partial_word")
-    state.take(entry, layout.whole)
-    return True
-
-
-def _delay(entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
-    delay = get_path(entry, layout.delay)
-    if not (_is_int(delay) and delay > 0):
-        return False
-    state.lines.append(f"@@activate_only_after {delay}")
-    state.take(entry, layout.delay)
-    return True
-
-
-def _logic(entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
-    logic = _logic_code(get_path(entry, layout.logic))
-    secondary = entry.get("secondary_keys")
-    if not (_acting_logic(logic, secondary) and all(_decorator_safe(k) for k in secondary)):
-        return False
-    name = next(name for name, code in LOGIC_BY_DECORATOR.items() if code == logic)
-    if name == "exclude_keys_all":
-        state.lines.append(f"@@{name} " + ",".join(secondary))
-    else:
-        state.lines.extend(f"@@{name} {k}" for k in secondary)
-    state.take(entry, layout.logic)
-    state.removed["selective"] = entry.get("selective")
-    if "selective" not in entry:
-        state.removed[ABSENT_PATHS] = ["selective"]
-    entry["selective"] = False
-    return True
-
-
-def _acting_logic(logic: int | None, secondary: Any) -> bool:
-    """A secondary-key logic other than Risu's own (AND ANY) over a non-empty key list."""
-    return logic in ACTING_LOGICS and isinstance(secondary, list) and bool(secondary)
-
-
-def _depth(entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
-    depth = get_path(entry, layout.depth)
-    role_value = get_path(entry, layout.role)
-    role = _role_name(role_value)
-    if not (
-        get_path(entry, layout.position) in AT_DEPTH_VALUES
-        and _is_int(depth)
-        and depth >= 0
-        and (role is not None or role_value is None)
-    ):
-        return False
-    state.lines.append(f"@@depth {depth}")
-    if role is not None:
-        state.lines.append(f"@@role {role}")
-    state.take(entry, layout.position, layout.depth, layout.role)
-    return True
-
-
-def _probability(entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
-    percent = get_path(entry, layout.percent)
-    if not (get_path(entry, layout.use_probability) is True and _is_int(percent) and 0 <= percent < 100):
-        return False
-    state.lines.append(f"@@probability {percent}")
-    state.take(entry, layout.percent, layout.use_probability)
-    return True
-
-
-def _partial_percent(entry: dict[str, Any], layout: Layout) -> bool:
-    percent = get_path(entry, layout.percent)
-    is_number = isinstance(percent, int | float) and not isinstance(percent, bool)
-    return get_path(entry, layout.use_probability) is True and is_number and percent < 100
-
-
-TO_RISU: Composed[_ToRisu] = compose((
-    _dont_activate,
-    _first_layout(
-        _whole_words, lambda e, lay: get_path(e, lay.whole) is not None, "whole",
-        "a per-entry whole-word setting other than true/false has no Risu decorator",
-    ),
-    _first_layout(
-        _delay, lambda e, lay: isinstance(get_path(e, lay.delay), int | float) and get_path(e, lay.delay) > 0,
-        "delay", "a delay that is not a whole number of messages has no @@activate_only_after",
-    ),
-    _first_layout(
-        _logic, lambda e, lay: _acting_logic(_logic_code(get_path(e, lay.logic)), e.get("secondary_keys")), "logic",
-        "secondary keys with commas, edge spaces or line breaks cannot be decorator arguments; Risu applies AND ANY",
-    ),
-    _first_layout(
-        _depth, lambda e, lay: get_path(e, lay.position) in AT_DEPTH_VALUES, "position",
-        "an at-depth position without a whole depth >= 0 and a known role has no @@depth/@@role",
-    ),
-    _first_layout(
-        _probability, _partial_percent, "percent",
-        "a trigger percent that is not a whole number has no @@probability; Risu always triggers",
-    ),
-))  # fmt: skip
-"""The knobs in the order their lines are written (the order Risu's own card importer uses)."""
 
 
 def to_risu(entry: dict[str, Any]) -> Generated:
@@ -389,57 +311,268 @@ class _FromRisu:
         self.chosen.append(deco)
 
 
-def _read_dont_activate(found: _FromRisu) -> None:
-    deco = found.once("dont_activate")
-    if deco and not deco.args and "activate" not in found.names:
-        found.take(deco)
-        found.values["enabled"] = False
+# --- the knobs: one row each, both directions ----------------------------------------
 
 
-def _read_whole_words(found: _FromRisu) -> None:
-    word = [n for n in ("match_full_word", "match_partial_word") if n in found.names]
-    if len(word) == 1 and (deco := found.once(word[0])) is not None and not deco.args:
-        found.take(deco)
-        found.values[WHOLE_WORDS] = word[0] == "match_full_word"
+class Knob(ABC):
+    """One SillyTavern knob and the Risu decorator lines that carry it.
+
+    ``write`` (canonical -> Risu) and ``read`` (Risu -> canonical) come from the same row;
+    ``read`` takes a line only when ``write`` would produce it again (``from_risu`` checks).
+    ``at``: the ``Layout`` field a loss is reported at; ``loss``: why a value SillyTavern acts on
+    has no decorator (recorded when such a value stays in the entry).
+    """
+
+    at: str
+    loss: str
+
+    @abstractmethod
+    def write(self, entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
+        """Write the lines for ``layout``'s value; False when that layout has none to write."""
+
+    @abstractmethod
+    def left(self, entry: dict[str, Any], layout: Layout) -> bool:
+        """``layout`` still holds a value SillyTavern would act on."""
+
+    @abstractmethod
+    def read(self, found: _FromRisu) -> None:
+        """Turn the knob's lines into canonical fields (``found.values``) when they are exact."""
+
+    @abstractmethod
+    def natives(self) -> tuple[str, ...]:
+        """The SillyTavern fields whose ``decorator`` column (mappings/sillytavern.json) this row reads."""
+
+    def step(self) -> Step[_ToRisu]:
+        return _first_layout(self.write, self.left, self.at, self.loss)
 
 
-def _read_delay(found: _FromRisu) -> None:
-    deco = found.once("activate_only_after")
-    if deco and (n := _int_arg(deco)) is not None and n > 0:
-        found.take(deco)
-        found.values[DELAY] = n
+@dataclass(frozen=True)
+class Disabled(Knob):
+    """``enabled: false`` <-> ``@@dont_activate`` (unless ``@@activate`` is there too); a top-level field,
+    the same in every layout, and nothing is left to lose."""
+
+    native: str = "disable"
+    at: str = ""
+    loss: str = ""
+
+    @property
+    def name(self) -> str:
+        return _by_value(self.native)[True]
+
+    def natives(self) -> tuple[str, ...]:
+        return (self.native,)
+
+    def write(self, entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
+        if entry.get("enabled") is not False:
+            return False
+        state.lines.append(f"@@{self.name}")
+        state.take(entry, "enabled")
+        return True
+
+    def left(self, entry: dict[str, Any], layout: Layout) -> bool:
+        return False
+
+    def read(self, found: _FromRisu) -> None:
+        deco = found.once(self.name)
+        if deco and not deco.args and "activate" not in found.names:
+            found.take(deco)
+            found.values["enabled"] = False
 
 
-def _read_logic(found: _FromRisu) -> None:
-    logic_lines = _logic_lines(found.parsed.decorators, found.names, found.entry)
-    if logic_lines:
-        found.chosen.extend(logic_lines)
-        found.values[LOGIC] = LOGIC_BY_DECORATOR[logic_lines[0].name]
-        found.values["selective"] = True
+@functools.cache
+def _by_value(native: str) -> dict[Any, str]:
+    """The native value -> its decorator (``name=value`` entries of the table's decorator column)."""
+    return {value: name for name, value in st_decorators(native).items()}
 
 
-def _read_depth(found: _FromRisu) -> None:
-    deco, role_deco = found.once("depth"), found.once("role")
-    role_ok = "role" not in found.names or (role_deco is not None and role_deco.value is not None)
-    if deco and (n := _int_arg(deco)) is not None and n >= 0 and role_ok:
-        found.take(deco)
-        found.values[POSITION] = AT_DEPTH
-        found.values[DEPTH] = n
-        if role_deco is not None:
-            found.take(role_deco)
-            found.values[ROLE] = ROLE_NAMES.index(role_deco.value)
+@dataclass(frozen=True)
+class Switch(Knob):
+    """A true/false field <-> one of two argument-less decorators (the table's ``name=true``/``name=false``)."""
+
+    at: str
+    native: str
+    loss: str
+
+    def _names(self) -> dict[bool, str]:
+        return _by_value(self.native)
+
+    def natives(self) -> tuple[str, ...]:
+        return (self.native,)
+
+    def write(self, entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
+        value = get_path(entry, getattr(layout, self.at))
+        if not isinstance(value, bool):
+            return False
+        state.lines.append(f"@@{self._names()[value]}")
+        state.take(entry, getattr(layout, self.at))
+        return True
+
+    def left(self, entry: dict[str, Any], layout: Layout) -> bool:
+        return get_path(entry, getattr(layout, self.at)) is not None
+
+    def read(self, found: _FromRisu) -> None:
+        names = self._names()
+        word = [n for n in names.values() if n in found.names]
+        if len(word) == 1 and (deco := found.once(word[0])) is not None and not deco.args:
+            found.take(deco)
+            found.values[getattr(NAMESPACED, self.at)] = word[0] == names[True]
 
 
-def _read_probability(found: _FromRisu) -> None:
-    deco = found.once("probability")
-    if deco and (n := _int_arg(deco)) is not None and 0 <= n < 100:
-        found.take(deco)
-        found.values[TRIGGER_PERCENT] = n
-        found.values[USE_PROBABILITY] = True
+@dataclass(frozen=True)
+class Count(Knob):
+    """A whole-number field <-> ``@@decorator N`` for ``N >= low`` where ``acts(N)``; a ``gate`` field
+    must pass ``gate_ok`` and is set to ``gate_value`` on the way back."""
+
+    at: str
+    native: str
+    low: int
+    acts: Callable[[Any], bool]
+    loss: str
+    gate: str = ""
+    gate_ok: Callable[[Any], bool] = lambda value: True
+    gate_value: Any = None
+
+    def _exact(self, value: Any) -> bool:
+        return _is_int(value) and value >= self.low and self.acts(value)
+
+    def _gate(self, entry: dict[str, Any], layout: Layout) -> bool:
+        return not self.gate or self.gate_ok(get_path(entry, getattr(layout, self.gate)))
+
+    def natives(self) -> tuple[str, ...]:
+        return (self.native,)
+
+    def write(self, entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
+        value = get_path(entry, getattr(layout, self.at))
+        if not (self._gate(entry, layout) and self._exact(value)):
+            return False
+        state.lines.append(f"@@{st_decorator(self.native)} {value}")
+        state.take(entry, *(getattr(layout, name) for name in (self.at, self.gate) if name))
+        return True
+
+    def left(self, entry: dict[str, Any], layout: Layout) -> bool:
+        return self._gate(entry, layout) and self.acts(get_path(entry, getattr(layout, self.at)))
+
+    def read(self, found: _FromRisu) -> None:
+        deco = found.once(st_decorator(self.native))
+        if deco and (n := _int_arg(deco)) is not None and self._exact(n):
+            found.take(deco)
+            found.values[getattr(NAMESPACED, self.at)] = n
+            if self.gate:
+                found.values[getattr(NAMESPACED, self.gate)] = self.gate_value
 
 
-FROM_RISU = (_read_dont_activate, _read_whole_words, _read_delay, _read_logic, _read_depth, _read_probability)
-"""The knobs read back from decorators, in the order of ``TO_RISU`` (the record's field order)."""
+@dataclass(frozen=True)
+class SecondaryLogic(Knob):
+    """``optional_logic`` over the secondary keys <-> ``@@exclude_keys_all k1,k2`` / one ``@@exclude_keys k``
+    or ``@@additional_keys k`` per key (the table's decorator column); Risu's ``selective`` becomes false."""
+
+    at: str
+    loss: str
+
+    def natives(self) -> tuple[str, ...]:
+        return ("selectiveLogic",)
+
+    def write(self, entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
+        logic = _logic_code(get_path(entry, layout.logic))
+        secondary = entry.get("secondary_keys")
+        if not (_acting_logic(logic, secondary) and all(_decorator_safe(k) for k in secondary)):
+            return False
+        name = next(name for name, code in LOGIC_BY_DECORATOR.items() if code == logic)
+        if name == JOINED_LOGIC:
+            state.lines.append(f"@@{name} " + ",".join(secondary))
+        else:
+            state.lines.extend(f"@@{name} {k}" for k in secondary)
+        state.take(entry, layout.logic)
+        state.removed["selective"] = entry.get("selective")
+        if "selective" not in entry:
+            state.removed[ABSENT_PATHS] = ["selective"]
+        entry["selective"] = False
+        return True
+
+    def left(self, entry: dict[str, Any], layout: Layout) -> bool:
+        return _acting_logic(_logic_code(get_path(entry, layout.logic)), entry.get("secondary_keys"))
+
+    def read(self, found: _FromRisu) -> None:
+        logic_lines = _logic_lines(found.parsed.decorators, found.names, found.entry)
+        if logic_lines:
+            found.chosen.extend(logic_lines)
+            found.values[LOGIC] = LOGIC_BY_DECORATOR[logic_lines[0].name]
+            found.values["selective"] = True
+
+
+@dataclass(frozen=True)
+class AtDepth(Knob):
+    """Position at-depth with a whole ``depth >= 0`` and a known (or no) role <-> ``@@depth N`` + ``@@role r``."""
+
+    at: str
+    loss: str
+
+    def natives(self) -> tuple[str, ...]:
+        return ("depth", "role")
+
+    def write(self, entry: dict[str, Any], state: _ToRisu, layout: Layout) -> bool:
+        depth = get_path(entry, layout.depth)
+        role_value = get_path(entry, layout.role)
+        role = _role_name(role_value)
+        if not (
+            get_path(entry, layout.position) in AT_DEPTH_VALUES
+            and _is_int(depth)
+            and depth >= 0
+            and (role is not None or role_value is None)
+        ):
+            return False
+        state.lines.append(f"@@{st_decorator('depth')} {depth}")
+        if role is not None:
+            state.lines.append(f"@@{st_decorator('role')} {role}")
+        state.take(entry, layout.position, layout.depth, layout.role)
+        return True
+
+    def left(self, entry: dict[str, Any], layout: Layout) -> bool:
+        return get_path(entry, layout.position) in AT_DEPTH_VALUES
+
+    def read(self, found: _FromRisu) -> None:
+        depth_name, role_name = st_decorator("depth"), st_decorator("role")
+        deco, role_deco = found.once(depth_name), found.once(role_name)
+        role_ok = role_name not in found.names or (role_deco is not None and role_deco.value is not None)
+        if deco and (n := _int_arg(deco)) is not None and n >= 0 and role_ok:
+            found.take(deco)
+            found.values[POSITION] = AT_DEPTH
+            found.values[DEPTH] = n
+            if role_deco is not None:
+                found.take(role_deco)
+                found.values[ROLE] = ROLE_NAMES.index(role_deco.value)
+
+
+def _any_number(value: Any) -> bool:
+    return isinstance(value, int | float)
+
+
+def _real_number(value: Any) -> bool:
+    return _any_number(value) and not isinstance(value, bool)
+
+
+KNOBS: tuple[Knob, ...] = (
+    Disabled(),
+    Switch("whole", "matchWholeWords", "a per-entry whole-word setting other than true/false has no Risu decorator"),
+    Count(
+        "delay", "delay", low=1, acts=lambda n: _any_number(n) and n > 0,
+        loss="a delay that is not a whole number of messages has no @@activate_only_after",
+    ),
+    SecondaryLogic(
+        "logic",
+        "secondary keys with commas, edge spaces or line breaks cannot be decorator arguments; Risu applies AND ANY",
+    ),
+    AtDepth("position", "an at-depth position without a whole depth >= 0 and a known role has no @@depth/@@role"),
+    Count(
+        "percent", "probability", low=0, acts=lambda n: _real_number(n) and n < 100,
+        gate="use_probability", gate_ok=lambda value: value is True, gate_value=True,
+        loss="a trigger percent that is not a whole number has no @@probability; Risu always triggers",
+    ),
+)  # fmt: skip
+"""The knobs in the order their lines are written (the order Risu's own card importer uses) and read
+back (the record's field order)."""
+TO_RISU: Composed[_ToRisu] = compose(knob.step() for knob in KNOBS)
+FROM_RISU = tuple(knob.read for knob in KNOBS)
 
 
 def from_risu(entry: dict[str, Any]) -> dict[str, Any] | None:
@@ -484,7 +617,7 @@ def _logic_lines(decorators: tuple[Decorator, ...], names: Counter[str], entry: 
     lines = [d for d in decorators if d.name == kind]
     if any(d.fallback or d.fallbacks for d in lines) or len(lines) != names[kind]:
         return []
-    if kind == "exclude_keys_all":
+    if kind == JOINED_LOGIC:
         ok = len(lines) == 1 and list(lines[0].args) == secondary
     else:
         ok = [list(d.args) for d in lines] == [[k] for k in secondary]

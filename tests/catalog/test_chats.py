@@ -75,7 +75,7 @@ def test_catalog_list_shows_chats(tmp_path: Path) -> None:
     url = migrated(tmp_path)
     listed = CliRunner().invoke(cli, ["catalog", "list", "--kind", "chat", "--db", url, "--json"])
     assert listed.exit_code == 0, listed.output
-    rows = {r["formats"][0] + ":" + (r["name"] or ""): r for r in json.loads(listed.stdout)}
+    rows = {r["formats"][-1] + ":" + (r["name"] or ""): r for r in json.loads(listed.stdout)}
     st = rows["sillytavern-chat:Mira"]
     assert (st["kind"], st["character"], st["messages"], st["bound_book"], st["group"]) == (
         "chat",
@@ -89,17 +89,70 @@ def test_catalog_list_shows_chats(tmp_path: Path) -> None:
     assert group["group"] is True and group["messages"] == 4
     risu = rows["risu-chat:Harbour night"]
     assert (risu["messages"], risu["entries"]) == (4, 2)  # localLore
-    assert rows["risu-all-chats:Storm watch"]["messages"] == 7  # the file's first chat
+    assert risu["formats"] == ["risu-all-chats", "risu-chat"]  # also chat 1 of the all-chats export
+    assert rows["risu-all-chats:Storm watch"]["messages"] == 7
+    assert rows["risu-all-chats:Chat 1"]["messages"] == 0
     assert rows["agnai-chat:Exported"]["messages"] == 4
-    assert len(rows) == 5
+    assert len(rows) == 6
     text = CliRunner().invoke(cli, ["catalog", "list", "--kind", "chat", "--db", url])
-    assert "4 messages, binds st_matching" in text.output and "showing 5 of 5" in text.output
+    assert "4 messages, binds st_matching" in text.output and "showing 6 of 6" in text.output
     everything = CliRunner().invoke(cli, ["catalog", "list", "--db", url, "--json"])
     kinds = [r["kind"] for r in json.loads(everything.stdout)]
-    assert kinds.count("chat") == 5 and kinds[-5:] == ["chat"] * 5  # chats list after cards and lorebooks
+    assert kinds.count("chat") == 6 and kinds[-6:] == ["chat"] * 6  # chats list after cards and lorebooks
     shown = CliRunner().invoke(cli, ["catalog", "show", st["ref"], "--db", url, "--json"])
     info = json.loads(shown.stdout)
     assert (info["kind"], info["messages"], info["bound_book"]) == ("chat", 4, "st_matching")
     assert [m["target"] for m in info["migrations"]] == ["risu-chat"] and info["sources"]
     refused = CliRunner().invoke(cli, ["catalog", "export", st["ref"], "--to", "risu-chat", "--db", url])
     assert refused.exit_code != 0 and "not its messages" in refused.output
+
+
+def test_migrate_catalogues_every_chat_of_a_file_with_its_index(tmp_path: Path) -> None:
+    """RisuAI's "Export all chats" (``exportAllChats``, src/ts/characters.ts: ``data`` = every chat of
+    the character) gives one chat row per chat, linked to the file with the chat's index; the
+    harbour chat, also exported alone (``risu_harbor_chat.json``), is one row with both sources.
+    The file's migrations converted its chat 0, so they are shown under that chat only."""
+    url = migrated(tmp_path)
+    listed = json.loads(CliRunner().invoke(cli, ["catalog", "list", "--kind", "chat", "--db", url, "--json"]).stdout)
+    refs = {r["name"]: r["ref"] for r in listed}
+
+    def show(name: str) -> dict:
+        return json.loads(CliRunner().invoke(cli, ["catalog", "show", refs[name], "--db", url, "--json"]).stdout)
+
+    harbour, storm, empty = show("Harbour night"), show("Storm watch"), show("Chat 1")
+    assert sorted((Path(s["path"]).name, s["chat_index"]) for s in harbour["sources"]) == [
+        ("risu_all_chats.json", 1),
+        ("risu_harbor_chat.json", 0),
+    ]
+    assert [(Path(s["path"]).name, s["chat_index"]) for s in storm["sources"]] == [("risu_all_chats.json", 0)]
+    assert [(Path(s["path"]).name, s["chat_index"]) for s in empty["sources"]] == [("risu_all_chats.json", 2)]
+    assert [Path(m["source"]).name for m in storm["migrations"]] == ["risu_all_chats.json"]
+    assert [Path(m["source"]).name for m in harbour["migrations"]] == ["risu_harbor_chat.json"]
+    assert empty["migrations"] == [] and harbour["lorebook"]["entries"] == 2  # localLore
+    text = CliRunner().invoke(cli, ["catalog", "show", refs["Harbour night"], "--db", url]).output
+    assert "risu_all_chats.json (risu-all-chats, chat 1)" in text and "(risu-chat, chat 0)" in text
+
+
+def test_migrate_catalogues_the_chats_a_risu_character_keeps(tmp_path: Path) -> None:
+    """A Risu character object keeps its chats in ``chats`` (RisuAI src/ts/storage/database.svelte.ts,
+    ``character.chats``): the card is catalogued and each chat beside it, with its index."""
+    source = tmp_path / "in"
+    source.mkdir()
+    character = json.loads((CHATS.parent / "risu" / "lantern_harbor_character.json").read_bytes())
+    character["chats"] = [*character["chats"], json.loads((CHATS / "risu_harbor_chat.json").read_bytes())["data"]]
+    (source / "mira.json").write_text(json.dumps(character), "utf-8")
+    db = tmp_path / "catalog.db"
+    out = str(tmp_path / "out")
+    result = CliRunner().invoke(
+        cli, ["migrate", str(source), "--to", "risu-chat", "--out-dir", out, "--db", f"sqlite:///{db}"]
+    )
+    assert result.exit_code == 0, result.output
+    conn = sqlite3.connect(db)
+    rows = conn.execute(
+        "SELECT c.character, c.title, c.message_count, s.chat_index, c.lorebook_id IS NOT NULL "
+        "FROM chats c JOIN chat_sources s ON s.chat_id = c.id ORDER BY s.chat_index"
+    ).fetchall()
+    assert rows == [("Mira", "Chat 1", 0, 0, 0), ("Mira", "Harbour night", 4, 1, 1)]
+    assert conn.execute("SELECT count(*) FROM cards").fetchone()[0] == 1
+    roles = conn.execute("SELECT role FROM lorebook_sources ORDER BY role").fetchall()
+    assert ("chat",) in roles  # the harbour chat's localLore, linked to the file

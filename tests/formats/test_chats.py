@@ -332,3 +332,29 @@ def test_chats_inside_a_risu_character() -> None:
     written = json.loads(api.write(picked, "risu-chat"))
     assert {k: v for k, v in written["data"].items() if k != "interop_stash"} == harbour
     assert written["data"]["interop_stash"]["fields"] == {"character": "Mira"}  # whose chat it was
+
+
+def test_a_risu_characters_chat_names_the_replies_it_says() -> None:
+    """RisuAI stamps every reply with the speaker's id (``process/index.svelte.ts`` ``sendChat``:
+    ``saying: currentChar.chaId``) and names a message ``msg.name``, else the character
+    ``findCharacterbyId(msg.saying)`` (``lorebook.svelte.ts`` ``loadLoreBookV3Prompt``). A Risu
+    character holds its own id: its chats' replies get its name; the chat written back to Risu is
+    unchanged (no ``name`` added). An id the file does not hold, or a chat export alone (it holds no
+    characters), keeps the id only."""
+    character = json.loads(
+        (Path(__file__).resolve().parents[2] / "corpus/risu/lantern_harbor_character.json").read_bytes()
+    )
+    harbour = json.loads((CHATS / "risu_harbor_chat.json").read_bytes())["data"]
+    assert [m.get("saying") for m in harbour["message"]] == ["", "c9f1-mira", "", None]
+    stranger = {**harbour, "message": [{**m, "saying": "c9f1-other"} for m in harbour["message"]]}
+    character.update(chaId="c9f1-mira", chats=[harbour, stranger])
+    doc = api.read_bytes(json.dumps(character).encode(), filename="character.json")
+    named, unknown = chats_in(doc)
+    assert [m.name for m in named.messages] == [None, "Mira", None, None]
+    assert [m.name for m in unknown.messages] == [None] * 4
+    written = json.loads(api.write(select_chat(doc, 0), "risu-chat"))
+    assert {k: v for k, v in written["data"].items() if k != "interop_stash"} == harbour
+    st = [json.loads(line) for line in api.write(select_chat(doc, 0), "sillytavern-chat").splitlines()]
+    assert st[2]["name"] == "Mira" and st[2]["mes"] == harbour["message"][1]["data"]
+    alone = api.read(CHATS / "risu_harbor_chat.json").chat
+    assert [m.name for m in alone.messages] == [None] * 4

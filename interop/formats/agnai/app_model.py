@@ -17,12 +17,17 @@ from typing import Any
 from ...appmodel.card_book import open_verdict
 from ...appmodel.verdict import AppModel, AppVerdict, Finding
 from ...document import Document
+from ...mappings import load as load_mapping
 from .memory import memory_book_from_lorebook
 
 APP = "agnai"
-# Agnai field -> (card entry field, import default when absent)
-IMPORT = {"keywords": ("keys", None), "entry": ("content", None), "name": ("name", "Unnamed"),
-          "priority": ("priority", 100), "weight": ("insertion_order", 100), "enabled": ("enabled", None)}
+_TABLE = load_mapping(APP)
+IMPORT: dict[str, tuple[str, Any]] = {
+    native: (str(row.canonical), default)
+    for native, default in _TABLE.import_defaults("entry").items()
+    if (row := _TABLE.by_native("entry", native)) is not None
+}
+"""Agnai field -> (card entry field, import default when absent): mappings/agnai.json's ``import_default``."""
 CANONICAL = {native: field for native, (field, _) in IMPORT.items()}
 
 

@@ -60,12 +60,7 @@ _CANONICAL_BY_NATIVE = dict(CARD_FIELDS)
 # Fields Agnai's editor and import expect on every character.
 DEFAULT_ROOT = {"spec": V3_SPEC, "spec_version": "3.0"}
 REQUIRED = {name: _TABLE.card_defaults("card")[name] for name in _TABLE.required_fields("card")}
-NATIVE_ORDER = (
-    "kind", "name", "description", "appearance", "avatar", "persona", "greeting", "scenario", "sampleChat",
-    "culture", "tags", "visualType", "sprite", "voice", "voiceDisabled", "json", "folder", "favorite",
-    "alternateGreetings", "characterBook", "extensions", "systemPrompt", "postHistoryInstructions", "insert",
-    "creator", "characterVersion", "imageSettings", "createdAt", "updatedAt",
-)  # fmt: skip
+NATIVE_ORDER = _TABLE.key_order["card"]  # Agnai's own key order of a character
 
 
 # --- persona text ----------------------------------------------------------------------

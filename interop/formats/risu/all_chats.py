@@ -79,18 +79,23 @@ def chats_in(doc: Document) -> list[ChatLog]:
 def _character_chats(doc: Document) -> list[ChatLog]:
     if doc.card is None:
         return []
-    risu = doc.card.data.extensions.get("risuai")
+    extensions = doc.card.data.extensions  # None in a V1 card
+    risu = extensions.get("risuai") if isinstance(extensions, dict) else None
     character = risu.get("character") if isinstance(risu, dict) else None
     raw = character.get("chats") if isinstance(character, dict) else None
     if not isinstance(raw, list):
         return []
     name = doc.card.data.name if isinstance(doc.card.data.name, str) else None
+    # RisuAI stamps each reply with the speaking character's id (process/index.svelte.ts sendChat:
+    # ``saying: currentChar.chaId``); the character's own id names its replies
+    speaker = character.get("chaId")
+    speakers = {speaker: name} if isinstance(speaker, str) and name else {}
     logs = []
     for index, chat in enumerate(raw):
         where = f"extensions.risuai.character.chats[{index}]"
         if not isinstance(chat, dict):
             raise InvalidCardError("a Risu chat must be an object", file=doc.source, location=where)
-        log = chat_log(chat, doc.source, where)
+        log = chat_log(chat, doc.source, where, speakers)
         log.character = log.character or name
         logs.append(log)
     return logs
@@ -101,10 +106,14 @@ def select_chat(doc: Document, index: int) -> Document:
     an ``InvalidCardError`` naming how many chats there are. A chat of a Risu character is given
     as a ``risu-chat`` document (written: the file RisuAI's "Export as JSON" gives)."""
     chats = chats_in(doc)
+    if not chats:
+        raise InvalidCardError(f"chat {index} asked for; the file holds no chat", file=doc.source)
     if not 0 <= index < len(chats):
         raise InvalidCardError(
             f"chat {index} asked for; the file holds {len(chats)} chat(s), 0 to {len(chats) - 1}", file=doc.source
         )
+    if CHATS_KEY not in doc.native and doc.chat is not None:
+        return doc  # a file of one chat: chat 0 is the document itself
     if doc.chat is None:
         return Document(format="risu-chat", chat=chats[index], source=doc.source)
     picked = copy.copy(doc)

@@ -71,9 +71,17 @@ def _read(data: bytes, ctx: ReadContext) -> Document:
     return doc
 
 
-def chat_log(raw: dict[str, Any], file: str | None, where: str) -> ChatLog:
+def chat_log(
+    raw: dict[str, Any], file: str | None, where: str, speakers: dict[str, str] | None = None
+) -> ChatLog:
     """One Risu ``Chat`` object (an export's ``data``, an entry of an all-chats export) as a
-    canonical log; ``native["risu"]["chat"]`` keeps what the writer would not rebuild."""
+    canonical log; ``native["risu"]["chat"]`` keeps what the writer would not rebuild.
+
+    ``speakers``: character id -> name, when the file holds the characters (a Risu character's own
+    chats). A message without ``name`` whose ``saying`` is one of them is named after it, as RisuAI
+    names it (``lorebook.svelte.ts`` ``loadLoreBookV3Prompt``: ``msg.name``, else the name of
+    ``findCharacterbyId(msg.saying)``; ``characters.ts`` ``exportChat`` TXT/HTML likewise); the
+    file is written back without the name. An id the file does not hold stays an id."""
     chat = dict(raw)
     messages = chat.get("message")
     if not isinstance(messages, list):
@@ -85,7 +93,7 @@ def chat_log(raw: dict[str, Any], file: str | None, where: str) -> ChatLog:
     log.title = name if isinstance(name, str) else None
     if isinstance(lore, list) and lore:
         log.lorebook = lorebook_from_risu_entries(lore, location=f"{where}.localLore")
-    log.messages = [_message(m, file, f"{where}.message[{i}]") for i, m in enumerate(messages)]
+    log.messages = [_message(m, file, f"{where}.message[{i}]", speakers or {}) for i, m in enumerate(messages)]
     chat["message"] = None  # the message list is rebuilt by the writer: the placeholder keeps its position
     log.native[PLATFORM] = {"chat": native_record(chat, _fresh_chat(log, None))}
     restore_chat(log, stash)
@@ -97,12 +105,14 @@ def wrapper_record(folders: list[Any]) -> dict[str, Any]:
     return native_record({"type": EXPORT_TYPE, "ver": 2, "data": None, "folders": folders}, _fresh_wrapper())
 
 
-def _message(raw: Any, file: str | None, where: str) -> ChatMessage:
+def _message(raw: Any, file: str | None, where: str, speakers: dict[str, str]) -> ChatMessage:
     raw, stash, text = open_message(raw, "data", file, where, "a Risu message must be an object")
     role = ROLES.get(raw.get("role"))  # type: ignore[arg-type]
     if role is None:
         raise InvalidCardError(f"role must be 'user' or 'char', not {raw.get('role')!r}", file=file, location=where)
-    name, time = raw.get("name"), raw.get("time")
+    name, time, saying = raw.get("name"), raw.get("time"), raw.get("saying")
+    if not isinstance(name, str) and isinstance(saying, str):
+        name = speakers.get(saying)
     message = ChatMessage(
         role=role,  # type: ignore[arg-type]
         text=text,

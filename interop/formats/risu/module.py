@@ -30,6 +30,7 @@ from ...document import Document
 from ...errors import InvalidCardError
 from ...jsonio import escape_lone_surrogates
 from ...jsonvalue import json_equal
+from ...mappings import load as load_mapping
 from ...model import Lorebook
 from ...model.stash import Stash, take
 from ...platform.registry import Format, Probe, ReadContext, WriteContext
@@ -136,7 +137,7 @@ def module_from_book(
     return _ordered(module)
 
 
-_MODULE_ORDER = ("name", "description", "id", "lorebook", "regex", "trigger", "cjs", "assets")
+_MODULE_ORDER = load_mapping("risu").key_order["module"]  # the key order of Risu's own module export
 
 
 def _ordered(module: dict[str, Any]) -> dict[str, Any]:

@@ -30,40 +30,24 @@ from ...mappings import load as load_mapping
 
 APP = "sillytavern"
 
-# createDefaultWorldInfoEntry (public/scripts/world-info.js): what every imported entry starts from.
-TEMPLATE: dict[str, Any] = {
-    "key": [], "keysecondary": [], "comment": "", "content": "", "constant": False, "vectorized": False,
-    "selective": True, "selectiveLogic": 0, "addMemo": False, "order": 100, "position": 0, "disable": False,
-    "ignoreBudget": False, "excludeRecursion": False, "preventRecursion": False,
-    "matchPersonaDescription": False, "matchCharacterDescription": False, "matchCharacterPersonality": False,
-    "matchCharacterDepthPrompt": False, "matchScenario": False, "matchCreatorNotes": False,
-    "delayUntilRecursion": 0, "probability": 100, "useProbability": True, "depth": 4, "outletName": "",
-    "group": "", "groupOverride": False, "groupWeight": 100, "scanDepth": None, "caseSensitive": None,
-    "matchWholeWords": None, "useGroupScoring": None, "automationId": "", "role": 0, "sticky": None,
-    "cooldown": None, "delay": None, "triggers": [],
-}
+_TABLE = load_mapping("sillytavern")
 
-IMPORT_FALLBACKS: dict[str, Any] = {
-    "excludeRecursion": False, "preventRecursion": False, "delayUntilRecursion": False, "probability": 100,
-    "useProbability": True, "depth": 4, "selectiveLogic": 0, "outletName": "", "group": "", "groupOverride": False,
-    "groupWeight": 100, "scanDepth": None, "caseSensitive": None, "matchWholeWords": None,
-    "useGroupScoring": None, "automationId": "", "role": 0, "vectorized": False, "sticky": None,
-    "cooldown": None, "delay": None, "matchPersonaDescription": False, "matchCharacterDescription": False,
-    "matchCharacterPersonality": False, "matchCharacterDepthPrompt": False, "matchScenario": False,
-    "matchCreatorNotes": False, "ignoreBudget": False,
+TEMPLATE: dict[str, Any] = _TABLE.template("entry")
+"""createDefaultWorldInfoEntry (public/scripts/world-info.js): what every imported entry starts from
+(the table's entry defaults, with the template's own spelling where it differs: ``app_default``)."""
+
+_CARD_IMPORT = _TABLE.import_defaults("entry")  # flat card key -> convertCharacterBook's `??` fallback
+_WORLD_NAME = {f.native: str(f.world) for f in _TABLE.fields_at("entry") if f.native in _CARD_IMPORT}
+
+FLAT_READS: dict[str, tuple[str, Any]] = {
+    _WORLD_NAME[flat]: (flat.removeprefix("extensions."), fallback) for flat, fallback in _CARD_IMPORT.items()
 }
+"""ST field <- (flat entry.extensions key, fallback when null/absent): the flat card rows of the
+table with an ``import_default``."""
+
+IMPORT_FALLBACKS: dict[str, Any] = {name: fallback for name, (_, fallback) in FLAT_READS.items()}
 """convertCharacterBook: the ST fields it reads from a card entry's flat ``extensions`` keys, and
 its fallback when the key is null or absent (``??``)."""
-
-_FLAT_KEYS = {
-    f.world: f.native.removeprefix("extensions.")
-    for f in load_mapping("sillytavern").fields_at("entry")
-    if f.world and f.native.startswith("extensions.")
-}
-"""ST world field -> the flat card ``extensions`` key its exporter writes (mappings/sillytavern.json)."""
-
-FLAT_READS: dict[str, tuple[str, Any]] = {name: (_FLAT_KEYS[name], fb) for name, fb in IMPORT_FALLBACKS.items()}
-"""ST field <- (flat entry.extensions key, fallback when null/absent)."""
 
 
 MISSING_IN_WORLD: dict[str, Any] = {"selective": False}

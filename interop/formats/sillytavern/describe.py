@@ -7,13 +7,14 @@ from collections import Counter
 from typing import Any
 
 from ...document import Document
+from ...mappings import load as load_mapping
 from ...model.keys import is_sillytavern_regex_key
 from .fields import LOGIC_NAMES, POSITION_NAMES, ROLE_NAMES, is_number, split_groups
 from .normalize import normalize_card_book
 from .world import world_from_lorebook
 
 TIMED_EFFECTS = ("sticky", "cooldown", "delay")
-FLAGS = ("constant", "disable", "vectorized", "excludeRecursion", "preventRecursion", "ignoreBudget")
+FLAGS = load_mapping("sillytavern").inspect_flags("entry")  # the table's ``inspect_flag`` column
 # The positions whose entries carry a role / an outlet name (numbers from the mapping table).
 AT_DEPTH, OUTLET = ({name: value for value, name in POSITION_NAMES.items()}[n] for n in ("at_depth", "outlet"))
 

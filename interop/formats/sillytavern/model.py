@@ -3,7 +3,7 @@
 Layout (condensed spec Appendix A, names we chose where it gives none; the
 full table with native names is ``mappings/sillytavern.json``)::
 
-    entry.extensions.sillytavern.entry.*     -> STEntryExt
+    entry.extensions.sillytavern.entry.*     -> STEntryExt (built from the table's ``model`` column)
     book.extensions.sillytavern.lorebook.*   -> STLorebookExt
     card data.extensions.sillytavern.*       -> STCardExt (what ST's exporter drops)
 
@@ -16,6 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import create_model
+
+from ...mappings import Mapping
+from ...mappings import load as load_mapping
 from ...model import CanonicalModel, Lenient, Lorebook, LorebookEntry
 from ...model.stash import Stash
 
@@ -49,54 +53,42 @@ class STCharacterFilter(CanonicalModel):
     tags: Lenient[list[str]] = None
 
 
-class STEntryExt(CanonicalModel):
-    """``entry.extensions.sillytavern.entry``: every ST entry knob without a CCv3 field."""
+class STEntryBookkeeping(CanonicalModel):
+    """What ``entry.extensions.sillytavern.entry`` holds besides the table's knobs: values a
+    transform splits off its field, and our own records of the card flavour."""
 
-    # Placement
-    insertion_position: Lenient[int] = None  # position: 0 before .. 7 outlet
-    depth: Lenient[Number] = None
-    role: Lenient[int] = None  # 0 system, 1 user, 2 assistant; legacy files hold null
-    outlet_name: Lenient[str] = None
-    # Activation
-    trigger_percent: Lenient[Number] = None  # probability
-    use_probability: Lenient[bool] = None
-    optional_logic: Lenient[int] = None  # selectiveLogic: 0 AND_ANY, 1 NOT_ALL, 2 NOT_ANY, 3 AND_ALL
-    vectorized: Lenient[bool] = None
-    triggers: Lenient[list[str]] = None
-    additional_matching_sources: Lenient[list[str]] = None
-    character_filter: Lenient[STCharacterFilter] = None
-    # Per-entry overrides of global settings (null = use the global setting)
-    scan_depth: Lenient[Number] = None
     case_sensitive: Lenient[bool] = None  # only the null override; a boolean lives in CCv3 case_sensitive
-    match_whole_words: Lenient[bool] = None
-    group_scoring: Lenient[bool] = None
-    # Inclusion groups
-    inclusion_groups: Lenient[list[str]] = None
     group_text: Lenient[str] = None  # the native comma string when joining inclusion_groups does not give it back
-    group_weight: Lenient[Number] = None
-    prioritize_inclusion: Lenient[bool] = None
-    # Recursion and budget
-    non_recursable: Lenient[bool] = None
-    prevent_further_recursion: Lenient[bool] = None
-    delay_until_recursion: Lenient[bool] = None
     recursion_level: Lenient[Number] = None  # set when the native value is a number (level), not a boolean
-    ignore_budget: Lenient[bool] = None
-    # Timed effects
-    sticky: Lenient[Number] = None
-    cooldown: Lenient[Number] = None
-    delay: Lenient[Number] = None
-    # Editor state and bookkeeping
-    add_memo: Lenient[bool] = None
-    display_index: Lenient[Number] = None
-    automation_id: Lenient[str] = None
-    uid_key: Lenient[str] = None  # the object key in `entries` when it is not str(uid)
     has_extensions: Lenient[bool] = None  # the native entry had an `extensions` object
-    unknown: Lenient[dict[str, Any]] = None  # native fields this table does not know, verbatim
-    verbatim: Lenient[dict[str, Any]] = None  # known native fields the typed fields cannot reproduce; win on write
-    omit: Lenient[list[str]] = None  # native fields the typed fields would add but the file did not have
     card_fields: Lenient[dict[str, Any]] = None  # CCv3 entry fields ST's card exporter drops (name, priority, ...)
     world_extensions: Lenient[list[str]] = None  # card stash only: keys the world entry's own `extensions` had
-    added_fields: Lenient[list[str]] = None  # spec (or native) fields a card writer added to a world entry
+    uid_key: Lenient[str] = None  # the object key in `entries` when it is not str(uid) (table row too)
+
+
+MODEL_TYPES: dict[str, Any] = {
+    "bool": bool, "int": int, "number": Number, "str": str, "str[]": list[str], "object": dict[str, Any],
+    "character_filter": STCharacterFilter,
+}  # fmt: skip
+"""The table's ``model`` column -> the Python type of the canonical field."""
+ENTRY_PREFIX = f"extensions.{NAMESPACE}.entry."
+
+
+def entry_fields(mapping: Mapping) -> dict[str, Any]:
+    """Canonical field name -> ``(Lenient[type], None)``: every table row with a ``model`` under the namespace."""
+    return {
+        str(f.canonical).removeprefix(ENTRY_PREFIX): (Lenient[MODEL_TYPES[f.model]], None)
+        for f in mapping.with_column("entry", "model")
+        if (f.canonical or "").startswith(ENTRY_PREFIX)
+    }
+
+
+STEntryExt: type[STEntryBookkeeping] = create_model(
+    "STEntryExt",
+    __base__=STEntryBookkeeping,
+    __doc__="``entry.extensions.sillytavern.entry``: every ST knob without a CCv3 field (mappings/sillytavern.json)",
+    **entry_fields(load_mapping(NAMESPACE)),
+)
 
 
 class STLorebookExt(CanonicalModel):
@@ -118,7 +110,7 @@ class STCardExt(CanonicalModel):
     character_book: Lenient[dict[str, Any]] = None
 
 
-def entry_ext(entry: LorebookEntry) -> STEntryExt:
+def entry_ext(entry: LorebookEntry) -> STEntryBookkeeping:
     """The entry's typed ST namespace (empty when absent)."""
     raw = entry.ext(NAMESPACE).get("entry")
     return STEntryExt.model_validate(raw) if isinstance(raw, dict) else STEntryExt()

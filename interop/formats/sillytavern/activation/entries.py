@@ -10,6 +10,7 @@ import hashlib
 import json
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -18,6 +19,7 @@ from ....activation.jssort import sort_ascending_by
 from ....activation.jsvalue import UNDEFINED, js_loosely_true, js_number, js_string, js_trim, js_truthy
 from ....activation.keyindex import KeyIndex
 from ....activation.result import LogRecord
+from ....mappings import Mapping
 from ....mappings import load as load_mapping
 
 POSITIONS = {
@@ -123,16 +125,16 @@ def _flag(raw: dict[str, Any], name: str) -> bool:
 
 
 def _timed(raw: dict[str, Any], name: str) -> float | None:
-    """``sticky``/``cooldown``/``delay``: None when ST's ``!entry[type]`` test skips it, else the
+    """A timed effect: None when ST's ``!entry[type]`` test skips it, else the
     ``Number()`` ST computes with ("5" is 5; a truthy "0" is 0, "abc" NaN)."""
     value = raw.get(name)
     return js_number(value) if js_truthy(value) else None
 
 
-def _scan_depth(raw: dict[str, Any]) -> float | None:
-    """``entry.scanDepth ?? global``: None for null/missing, else the number ``<=``, ``>`` and
+def _nullable_number(raw: dict[str, Any], name: str) -> float | None:
+    """``entry[name] ?? global``: None for null/missing, else the number ``<=``, ``>`` and
     ``slice`` read from it ("1" is 1, true 1, "abc" NaN)."""
-    value = raw.get("scanDepth")
+    value = raw.get(name)
     return None if value is None else js_number(value)
 
 
@@ -180,9 +182,31 @@ def order_quirk(entry: STEntry) -> str:
 
 
 def _optional_bool(raw: dict[str, Any], name: str) -> bool | None:
-    """``entry.x ?? global`` then a truth test."""
+    """``entry[name] ?? global`` then a truth test (null or missing: the global setting)."""
     value = raw.get(name)
     return None if value is None else js_truthy(value)
+
+
+COERCIONS: dict[str, Callable[[dict[str, Any], str], Any]] = {
+    "flag": _flag,
+    "optional_bool": _optional_bool,
+    "timed": _timed,
+    "nullable_number": _nullable_number,
+}
+"""The table's ``engine`` column: how ``checkWorldInfo`` reads a raw field (``STEntry`` attribute =
+the native name in snake case)."""
+
+
+def _snake(native: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", native).lower()
+
+
+def coerced_fields(mapping: Mapping) -> tuple[tuple[str, str, Callable[[dict[str, Any], str], Any]], ...]:
+    """``(attribute, native field, coercion)`` of every entry row with an ``engine`` column."""
+    return tuple((_snake(f.native), f.native, COERCIONS[f.engine]) for f in mapping.with_column("entry", "engine"))
+
+
+_COERCED = coerced_fields(_TABLE)
 
 
 def parse_st_decorators(content: str) -> tuple[list[str], str]:
@@ -214,57 +238,44 @@ def parse_st_decorators(content: str) -> tuple[list[str], str]:
 class STEntry:
     """A world-info entry as checkWorldInfo reads it."""
 
-    __slots__ = (
+    _OWN = (
         "book",
-        "case_sensitive",
         "character_filter",
         "comment",
-        "constant",
         "content",
-        "cooldown",
         "decorators",
-        "delay",
         "delay_until_recursion",
         "depth",
         "disable",
         "entry_id",
-        "exclude_recursion",
         "fast_primary",
         "fast_secondary",
         "group",
-        "group_override",
         "group_weight",
         "hash",
-        "ignore_budget",
         "index",
         "js_key",
         "keys",
         "logic_raw",
-        "match_whole_words",
         "order",
         "outlet",
         "plain_gate",
         "position",
         "position_raw",
-        "prevent_recursion",
         "probability",
         "probability_exact_100",
         "quirks",
         "raw",
         "role",
-        "scan_depth",
         "secondary",
-        "selective",
         "selective_logic",
         "seq",
         "slow",
         "sources",
-        "sticky",
         "triggers",
         "uid",
-        "use_group_scoring",
-        "use_probability",
     )
+    __slots__ = tuple(sorted({*_OWN, *(attribute for attribute, _, _ in _COERCED)}))
 
     def __init__(self, book: str, uid: Any, raw: dict[str, Any]) -> None:
         self.book = book
@@ -283,8 +294,8 @@ class STEntry:
         self.comment = raw.get("comment") if isinstance(raw.get("comment"), str) else ""
         content = raw.get("content") if isinstance(raw.get("content"), str) else ""
         self.decorators, self.content = parse_st_decorators(content)
-        self.constant = _flag(raw, "constant")
-        self.selective = _flag(raw, "selective")
+        for attribute, native, coerce in _COERCED:  # the table's `engine` column
+            setattr(self, attribute, coerce(raw, native))
         logic = raw.get("selectiveLogic")
         self.logic_raw = logic  # ST compares it with ===: "1" is no logic at all
         self.selective_logic = _strict_int(logic)
@@ -293,9 +304,6 @@ class STEntry:
         self.position = _strict_int(self.position_raw)  # switch (===): null, "1" or 1.5 place nothing
         self.disable = js_loosely_true(raw.get("disable"))  # `entry.disable == true`
         self.quirks = _quirks(raw, self.keys or [])
-        self.ignore_budget = _flag(raw, "ignoreBudget")
-        self.exclude_recursion = _flag(raw, "excludeRecursion")
-        self.prevent_recursion = _flag(raw, "preventRecursion")
         # The level as ST compares it (`entry.delayUntilRecursion > currentLevel`): any truthy value,
         # kept as written ("1" is a level; true counts as 1), or 0 for none.
         delay_level = raw.get("delayUntilRecursion")
@@ -303,20 +311,11 @@ class STEntry:
         # `probability === 100` skips the roll (no random number drawn); `roll <= probability` coerces.
         self.probability = js_number(raw["probability"]) if "probability" in raw else math.nan
         self.probability_exact_100 = _strict_int(raw.get("probability")) == 100
-        self.use_probability = _flag(raw, "useProbability")
         self.depth = raw.get("depth", UNDEFINED)  # read by the assembly with ?? and ===, injected as Number()
         self.outlet = raw.get("outletName") if isinstance(raw.get("outletName"), str) else ""
         self.group = raw.get("group") if isinstance(raw.get("group"), str) else ""
-        self.group_override = _flag(raw, "groupOverride")
         self.group_weight = raw.get("groupWeight")  # summed with JS `+`: strings concatenate
-        self.scan_depth = _scan_depth(raw)
-        self.case_sensitive = _optional_bool(raw, "caseSensitive")
-        self.match_whole_words = _optional_bool(raw, "matchWholeWords")
-        self.use_group_scoring = _optional_bool(raw, "useGroupScoring")
         self.role = raw.get("role", UNDEFINED)  # like depth
-        self.sticky = _timed(raw, "sticky")
-        self.cooldown = _timed(raw, "cooldown")
-        self.delay = _timed(raw, "delay")
         triggers = raw.get("triggers")
         self.triggers = [t for t in triggers if isinstance(t, str)] if isinstance(triggers, list) else []
         cf = raw.get("characterFilter")
