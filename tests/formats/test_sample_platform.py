@@ -357,7 +357,8 @@ def test_its_app_model_judges_a_conversion(lore_character: Path) -> None:
 
 def test_its_activation_profile_is_the_engines(lore_character: Path) -> None:
     """``interop activate --platform sample`` in library form: the engine finds the profile on the
-    platform (``Platform.profile``) and feeds it the book through ``Platform.book_to_native``."""
+    platform (``Platform.profile``); the profile converts the canonical book with its package's own
+    adapter (``lore_of``, also registered as ``Platform.book_to_native``)."""
     from interop import engine
 
     assert NAME in engine.profile_names() and engine.get_profile(NAME) is registry.get_platform(NAME).profile
