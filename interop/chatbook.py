@@ -10,14 +10,16 @@ the other targets) and the report lists its fields. Nothing found: the name trav
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from .api import read
 from .document import Document
-from .errors import InteropError
-from .formats.risu.all_chats import chats_in
+from .errors import InteropError, InvalidCardError
 from .limits import DEFAULT_LIMITS, Limits
 from .model.chat import ChatLog
+from .platform.registry import all_platforms
 
 
 def bound_book_candidates(chat_path: Path, name: str) -> list[Path]:
@@ -54,8 +56,29 @@ def attach_bound_book(doc: Document, chat_path: str | Path, *, limits: Limits = 
     return f"bound world {chat.book_name!r} not found {where}: only its name travels"
 
 
+def _chat_service(name: str) -> Callable[..., Any] | None:
+    """The platform service that finds the chats of a file holding several (RisuAI's: its
+    all-chats export and the chats a Risu character keeps under ``extensions.risuai``)."""
+    return next((s for p in all_platforms() if (s := p.service(name)) is not None), None)
+
+
 def chats_in_file(doc: Document) -> list[ChatLog]:
     """Every chat the document's file holds, in file order: a chat file's one chat, each chat of
     RisuAI's "Export all chats", or the chats a Risu character keeps (none for other cards and
     books). The document's own chat (``doc.chat``) is chat 0 unless a chat was picked."""
-    return chats_in(doc)
+    service = _chat_service("chats_in")
+    if service is not None:
+        return list(service(doc))
+    return [doc.chat] if doc.chat is not None else []
+
+
+def select_chat(doc: Document, index: int) -> Document:
+    """The document with chat ``index`` (0-based, file order) selected; an index out of range is
+    an ``InvalidCardError`` naming how many chats there are."""
+    service = _chat_service("select_chat")
+    if service is not None:
+        return service(doc, index)  # type: ignore[no-any-return]
+    count = len(chats_in_file(doc))
+    if index >= count:
+        raise InvalidCardError(f"chat {index} asked for; the file holds {count} chat(s)", file=doc.source)
+    return doc

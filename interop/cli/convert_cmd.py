@@ -9,12 +9,11 @@ from typing import Any
 
 import click
 
-from ..chatbook import attach_bound_book
+from ..chatbook import attach_bound_book, select_chat
 from ..conversion import Conversion, convert_document, output_name, strict_reason
 from ..document import Document
 from ..errors import InteropError
 from ..fidelity.render import summary_lines
-from ..formats.risu.all_chats import select_chat
 from ..io import read_limited, write_atomic
 from ..jsonio import escape_lone_surrogates
 from ..terminal import printable

@@ -47,7 +47,13 @@ PLATFORM = register_platform(
         hazards=partial(book_losses, namespace=NS),
         app_check=app_model.MODEL,
         # The ccv3 platform's PNG reader asks for this when a PNG carries Risu's legacy ``risuai`` chunk.
-        services={"legacy_png_character": legacy_png.read_legacy_chunk},
+        services={
+            "legacy_png_character": legacy_png.read_legacy_chunk,
+            # Files holding several chats (RisuAI's "Export all chats", a Risu character's chats):
+            # interop.chatbook asks for these, so no other package names this one.
+            "chats_in": all_chats.chats_in,
+            "select_chat": all_chats.select_chat,
+        },
     ),
     *lorebook.FORMATS,
     *module.FORMATS,
