@@ -4,7 +4,7 @@ Modelled on sqlglot's ``Generator.unsupported`` and pandoc's ``LogMessage``: the
 translates, moves, adds, defaults or cannot express a value says so at that spot, in one small
 typed vocabulary, instead of the report guessing it afterwards by re-running the rewrite.
 ``interop.api.write_with_journal`` opens a ``recording()`` around a writer and returns the
-``Journal`` beside the bytes; the fidelity report folds it in (``fidelity/findings.py``) and
+``Journal`` beside the bytes; the fidelity report folds it in (``fidelity/journal_fold.py``) and
 still verifies by reading the output back.
 
 This module sits at the bottom layer (no interop imports) so that every writer and transform

@@ -1,8 +1,9 @@
 """The layering holds (issue 15, item 7): import-linter contracts, independent platform packages, no cycles.
 
 Layers, top to bottom (``[tool.importlinter]`` in pyproject.toml): cli/service/docs > catalog/conversion >
-fidelity > engine > api/inspection > formats.<platform> (independent of each other) > transforms >
-cardkit (neutral helpers) > platform (the registry) > containers > document > model > helpers.
+fidelity > engine > api/inspection/chatbook > formats.<platform> (independent of each other) > transforms >
+cardkit (neutral helpers) > platform (the registry) > activation/appmodel (the runtimes of profiles and app
+models) > containers > document > model > helpers.
 A platform reaches another platform only through the registry at call time
 (``get_platform(name).service(...)``).
 """

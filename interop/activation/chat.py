@@ -3,7 +3,7 @@
 A platform sees the same chat differently (SillyTavern scans the greeting as a
 message, RisuAI keeps it out of the message list but counts it), so the chat
 stays neutral here and each profile derives its own view. Reading chat files into
-this model is the engine's part (interop.engine.chat).
+this model is the engine's part (interop.engine.chat_input).
 """
 
 from __future__ import annotations

@@ -38,11 +38,11 @@ from sqlalchemy.dialects import sqlite
 from ..errors import CatalogError, InteropError
 from ..io import read_limited
 from .database import Catalog, open_catalog
+from .migrate_run import RunSummary, file_tally, load_done
 from .models import Run, RunBatch
 from .pipeline import RunConfig, process_file
 from .recorder import StreamedBatch
 from .records import sha256_hex
-from .run import RunSummary, file_tally, load_done
 
 TASK = "interop.migrate_batch"
 DEFAULT_QUEUE = "interop.migrate"

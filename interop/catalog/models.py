@@ -328,7 +328,7 @@ class RunBatch(Base):
     batch_no: Mapped[int] = mapped_column(Integer, primary_key=True)
     files: Mapped[int] = mapped_column(Integer)
     outcomes: Mapped[str] = mapped_column(Text)
-    """JSON list, one compact record per file (``run.file_tally``)."""
+    """JSON list, one compact record per file (``migrate_run.file_tally``)."""
     worker: Mapped[str | None] = mapped_column(String(255))
     database_ms: Mapped[float] = mapped_column(Float)
     finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

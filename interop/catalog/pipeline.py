@@ -2,7 +2,7 @@
 
 ``process_file`` touches no database: it returns a picklable ``FileOutcome``
 so it can run in worker processes while one writer records the outcomes
-(see ``run.py``). Outputs and asset blobs are written here, atomically,
+(see ``migrate_run.py``). Outputs and asset blobs are written here, atomically,
 before the outcome is recorded; a run killed in between just rewrites the
 same bytes to the same deterministic names when started again.
 """

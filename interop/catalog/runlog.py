@@ -18,9 +18,9 @@ from sqlalchemy import func, select
 from ..limits import DEFAULT_LIMITS, Limits
 from .database import Catalog
 from .distributed import _aware
+from .migrate_run import RunSummary, migrate
 from .models import Run, RunBatch
 from .pipeline import FileOutcome
-from .run import RunSummary, migrate
 
 ORIGINS = ("cli", "web")
 
@@ -89,7 +89,7 @@ def recorded_migrate(
     limits: Limits = DEFAULT_LIMITS,
     options: dict[str, Any] | None = None,
 ) -> RunSummary:
-    """``run.migrate`` with its run record: running first, then done with the summary, or failed with why."""
+    """``migrate_run.migrate`` with its run record: running first, then done with the summary, or failed with why."""
     start_run(catalog, run_id, origin=origin, files=files, targets=targets, out_dir=out_dir, sources=sources)
     try:
         summary = migrate(

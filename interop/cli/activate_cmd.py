@@ -14,7 +14,7 @@ from ..activation.tokenizers import CharsTokenizer
 from ..api import read_bytes
 from ..chatbook import select_chat
 from ..engine import app_profile_names, chat_from_bytes, load_chat, profile_names, simulate
-from ..engine.chat import GENERATION_TYPES, NATIVE_PARSERS, Chat, chat_from_log
+from ..engine.chat_input import GENERATION_TYPES, NATIVE_PARSERS, Chat, chat_from_log
 from ..engine.sidebyside import SideBySide, setting_names, settings_with, side_by_side
 from ..engine.sources import book_from_bytes, load_book
 from ..errors import InteropError, LimitExceededError

@@ -22,8 +22,8 @@ from ..catalog.distributed import (
     run_summary,
     submit,
 )
+from ..catalog.migrate_run import RunSummary
 from ..catalog.pipeline import FileOutcome
-from ..catalog.run import RunSummary
 from ..catalog.runlog import recorded_migrate
 from ..errors import CatalogError
 from ..jsonio import escape_lone_surrogates

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..activation.result import Activation, EntryInfo, LogRecord, Reason, Result
 from ..activation.state import ChatState
 from ..activation.tokenizers import ApproxTokenizer, CharsTokenizer, EncodingTokenizer, Tokenizer, as_tokenizer
-from .chat import (
+from .chat_input import (
     Character,
     Chat,
     Message,

@@ -41,9 +41,9 @@ from .apps import AppVerdict, app_verdicts
 from .behaviour import behaviour_items
 from .container_diff import ContainerResult
 from .field_diff import changed_fields, describe_change, short, shown_uri, strict_equal
-from .findings import Journal, fold_added, hazard_findings
 from .hooks import Finding, findings
 from .items import FidelityItem
+from .journal_fold import Journal, fold_added, hazard_findings
 from .names import entry_names
 from .output_pair import Compared
 from .rules import FATE_ORDER, RuleBook, rule_book

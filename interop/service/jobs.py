@@ -1,4 +1,4 @@
-"""Catalog migrations started over HTTP: uploaded files -> ``catalog.run.migrate`` in a background thread.
+"""Catalog migrations started over HTTP: uploaded files -> ``catalog.migrate_run.migrate`` in a background thread.
 
 Each job is a run record in the catalog (catalog/runlog.py, origin ``web``), so the
 "Recent migrations" list shows CLI and web migrations together; the JSON state file
@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from ..catalog.database import Catalog
+from ..catalog.migrate_run import RunSummary, migrate
 from ..catalog.pipeline import FileOutcome
-from ..catalog.run import RunSummary, migrate
 from ..catalog.runlog import finish_run, recent_runs, start_run
 from ..errors import CatalogError, InteropError
 from ..io import write_atomic

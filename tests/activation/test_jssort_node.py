@@ -131,7 +131,7 @@ def test_sillytavern_book_order_agrees_with_node() -> None:
     list (the assembly's ``sort(sortFn)`` then ``unshift``) equal what Node's V8 gives, on 300
     random books where 30 % of the entries have no order and some have "5", null or "x"."""
     from interop.engine import evaluate
-    from interop.engine.chat import Chat, Message
+    from interop.engine.chat_input import Chat, Message
     from interop.formats.sillytavern.activation import SillyTavernProfile, STBook, STSettings
 
     books = random_books(7, 300)

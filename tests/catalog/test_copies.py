@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from interop.catalog.run import split_copies
+from interop.catalog.migrate_run import split_copies
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / "corpus"
@@ -25,7 +25,7 @@ TARGETS = "ccv3,sillytavern-world"
 KILLING_MAIN = """
 import os, signal
 import interop.catalog.pipeline as pipeline
-import interop.catalog.run as run
+import interop.catalog.migrate_run as run
 from interop.catalog.recorder import BatchRecorder
 
 where, at = os.environ["KILL_WHERE"], int(os.environ["KILL_AT"])

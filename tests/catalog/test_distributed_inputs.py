@@ -23,7 +23,7 @@ from pathlib import Path
 from interop.catalog.database import open_catalog
 from interop.catalog.distributed import batch_config
 from interop.catalog.pipeline import RunConfig
-from interop.catalog.run import migrate
+from interop.catalog.migrate_run import migrate
 
 db, out, card, *specials = sys.argv[1:]
 catalog = open_catalog(db)

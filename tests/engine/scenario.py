@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from interop.engine import Result, load_book, load_chat
-from interop.engine.chat import Chat
+from interop.engine.chat_input import Chat
 from tests.conftest import PROJECT_CORPUS
 
 CHATS = PROJECT_CORPUS / "chats"

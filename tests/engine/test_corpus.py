@@ -12,7 +12,7 @@ import pytest
 from interop.activation.state import ChatState
 from interop.activation.tokenizers import ApproxTokenizer
 from interop.engine import evaluate, get_profile, load_book, native_kind
-from interop.engine.chat import Chat, Message
+from interop.engine.chat_input import Chat, Message
 from interop.formats.sillytavern.activation import SillyTavernProfile, STSettings
 from interop.formats.sillytavern.activation.scan import STScan
 from tests.conftest import corpus_params, shared_files

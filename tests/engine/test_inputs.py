@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from interop.engine import evaluate, load_book, native_kind
-from interop.engine.chat import Chat
+from interop.engine.chat_input import Chat
 from interop.engine.sources import book_from_bytes
 from interop.errors import InteropError, InvalidCardError, LimitExceededError
 from interop.limits import Limits

@@ -8,7 +8,7 @@ import time
 
 from interop.activation.jsregex import DEFAULT_BUDGET, BudgetSpent, compile_js, regex_budget
 from interop.engine import evaluate
-from interop.engine.chat import Chat, Message
+from interop.engine.chat_input import Chat, Message
 from interop.engine.sidebyside import side_by_side
 from interop.engine.sources import book_from_bytes
 

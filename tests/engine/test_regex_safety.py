@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from interop.activation.result import Reason
 from interop.engine import evaluate
-from interop.engine.chat import Chat, Message
+from interop.engine.chat_input import Chat, Message
 from interop.formats.ccv3.activation import CCv3Settings
 from interop.formats.risu.activation import RisuSettings
 from interop.formats.sillytavern.activation import STSettings

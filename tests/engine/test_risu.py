@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from interop.activation.result import Reason
 from interop.engine import evaluate, simulate
-from interop.engine.chat import Chat, Message
+from interop.engine.chat_input import Chat, Message
 from interop.formats.risu.activation import RisuSettings, migrate_entry
 from tests.engine.scenario import book, chat, fired, outcome, words
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from interop.activation.state import ChatState
 from interop.activation.tokenizers import ApproxTokenizer
-from interop.engine.chat import Character, Chat, Message
+from interop.engine.chat_input import Character, Chat, Message
 from interop.formats.sillytavern.activation import SillyTavernProfile, STSettings
 from interop.formats.sillytavern.activation.scan import STScan
 from tests.engine.st_reference import ReferenceScan

@@ -16,7 +16,7 @@ from typing import Any
 from interop.activation.result import Reason
 from interop.activation.tokenizers import CharsTokenizer
 from interop.engine import evaluate, simulate
-from interop.engine.chat import Character, Chat, Message, chat_from_records
+from interop.engine.chat_input import Character, Chat, Message, chat_from_records
 from interop.formats.sillytavern.activation import STBook, STSettings
 from tests.engine.scenario import fired
 

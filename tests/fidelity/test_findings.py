@@ -26,7 +26,7 @@ import pytest
 from interop.api import read, read_bytes, write_with_journal
 from interop.conversion import convert_document
 from interop.fidelity import fidelity_report
-from interop.fidelity.findings import added_lines, hazard_findings
+from interop.fidelity.journal_fold import added_lines, hazard_findings
 from interop.findings import FATE_ORDER, Journal, current, record, recording, worst
 from interop.platform.registry import get_platform
 

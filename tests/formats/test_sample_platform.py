@@ -34,8 +34,8 @@ INIT = '''"""Sample app: characters as {"sample": 1, "name", "bio", "hello", "lo
 
 from pathlib import Path
 
-from interop.platform.registry import Platform, register_platform
 from interop.mappings import register_table
+from interop.platform.registry import Platform, register_platform
 
 from ._activation import PROFILE
 from ._adapter import FORMATS, lore_of
@@ -54,11 +54,11 @@ from typing import Any
 
 from interop.cardkit.as_kind import as_card
 from interop.document import Document
-from interop.platform.registry import Format, Probe, ReadContext, WriteContext
 from interop.jsonio import dump_json
 from interop.mappings import load
 from interop.model import Lorebook
 from interop.model.versions import imported_card, to_v3
+from interop.platform.registry import Format, Probe, ReadContext, WriteContext
 
 
 def _fields(level: str) -> dict[str, str]:
@@ -357,7 +357,8 @@ def test_its_app_model_judges_a_conversion(lore_character: Path) -> None:
 
 def test_its_activation_profile_is_the_engines(lore_character: Path) -> None:
     """``interop activate --platform sample`` in library form: the engine finds the profile on the
-    platform (``Platform.profile``) and feeds it the book through ``Platform.book_to_native``."""
+    platform (``Platform.profile``); the profile converts the canonical book with its package's own
+    adapter (``lore_of``, also registered as ``Platform.book_to_native``)."""
     from interop import engine
 
     assert NAME in engine.profile_names() and engine.get_profile(NAME) is registry.get_platform(NAME).profile

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from interop.engine import load_chat
-from interop.engine.chat import Chat, Message, chat_from_records
+from interop.engine.chat_input import Chat, Message, chat_from_records
 from interop.errors import CorruptInputError, InvalidCardError
 from tests.engine.scenario import CHATS
 
