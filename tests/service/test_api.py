@@ -71,7 +71,9 @@ def test_formats_lists_the_registry(client: TestClient) -> None:
     rows = {f["name"]: f for f in data["formats"]}
     assert {f.name for f in writable_formats()} == {n for n, f in rows.items() if f["write"]}
     assert rows["risu-character"] == {**rows["risu-character"], "read": True, "write": False}
-    assert data["platforms"] == ["agnai", "ccv3", "risu", "sillytavern"]
+    # Alphabetical; a platform added later (one package) joins the built-ins.
+    assert data["platforms"] == sorted(data["platforms"])
+    assert {"agnai", "ccv3", "risu", "sillytavern"} <= set(data["platforms"])
 
 
 @pytest.mark.parametrize("path", corpus_params(SAMPLES + REAL, "sample"))
@@ -326,7 +328,7 @@ def _activate(client: TestClient, book: Path, chat: bytes | None = None, **field
 def test_activate_matches_the_cli_trace_per_platform(client: TestClient) -> None:
     book, chat = CHATS / "ccv3_harbor.json", CHATS / "harbor.jsonl"
     data = _activate(client, book, chat.read_bytes()).json()
-    assert data["platforms"] == ["sillytavern", "risu", "agnai"]
+    assert data["platforms"][:3] == ["sillytavern", "risu", "agnai"]  # the built-in apps first
     for platform in data["platforms"]:
         expected = cli_json("activate", str(book), "--chat", str(chat), "--platform", platform, "--trace", "--json")
         assert data["results"][platform] == expected
