@@ -36,16 +36,24 @@ _ORJSON_MAX_DEPTH = 512
 """orjson refuses nesting past 1024; below this ``json.loads`` never hits the recursion limit either."""
 
 
+def _maybe_deep(raw: bytes) -> bool:
+    """More brackets than ``_ORJSON_MAX_DEPTH``: maybe nested deeper than ``json.loads`` reads
+    (it raises RecursionError near the interpreter's limit, 1000, where orjson reads on to 1024)."""
+    return len(raw) > _ORJSON_MAX_DEPTH and raw.count(b"[") + raw.count(b"{") > _ORJSON_MAX_DEPTH
+
+
 def loads(raw: bytes | str) -> Any:
     """``json.loads(raw)``: the same value or the same error, parsed by orjson when it is sure to agree.
 
-    orjson refuses everything json refuses (and more: NaN, lone surrogates, UTF-16 text, deep
-    nesting), so on its refusal json parses as before; its floats are json's (correctly
-    rounded), and the one value it reads differently, an integer past 64 bits, is kept from it
-    by ``_long_digit_run`` (which may also fire on digits inside a string: json then, just slower).
+    orjson refuses everything json refuses (and more: NaN, lone surrogates, UTF-16 text, nesting
+    past 1024), so on its refusal json parses as before; text that may nest past
+    ``_ORJSON_MAX_DEPTH`` goes to json (its RecursionError comes before orjson's refusal);
+    its floats are json's (correctly rounded), and the one value it reads differently, an
+    integer past 64 bits, is kept from it by ``_long_digit_run`` (which may also fire on digits
+    inside a string: json then, just slower).
     """
     as_bytes = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
-    if _orjson is not None and not _long_digit_run(as_bytes):
+    if _orjson is not None and not _long_digit_run(as_bytes) and not _maybe_deep(as_bytes):
         try:
             return _orjson.loads(raw)
         except _orjson.JSONDecodeError:

@@ -73,3 +73,12 @@ def test_an_empty_object_filled_by_the_writer_lists_each_key_with_its_entry_coun
     assert added_fields(source, output) == expected
     assert added_fields(source, output) == expected
     assert added_fields(source, source) == []
+
+
+def test_shown_tells_negative_zero_from_zero() -> None:
+    """The shown-value memo must not merge values that compare equal but print apart (0.0 == -0.0)."""
+    assert _shown(0.0) == "0.0"
+    assert _shown(-0.0) == "-0.0"
+    source = CanonicalView(kind="lorebook", book={}, entries=[{"a": 1}, {"a": 1}])
+    output = CanonicalView(kind="lorebook", book={}, entries=[{"a": 1, "w": 0.0}, {"a": 1, "w": -0.0}])
+    assert added_fields(source, output) == ["entry.w = -0.0 (1 entries)", "entry.w = 0.0 (1 entries)"]
