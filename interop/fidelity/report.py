@@ -347,7 +347,7 @@ def _field_items_of(
         if pos is not None:
             (known if found is MISSING and path in gone else looked_at).append((pos, path))
     if not looked_at:  # e.g. every card field of a card written as a lorebook: one shared variant per layout
-        variant = _variant(base, sorted(known))
+        variant = _variant(base, sorted(known), rules)
         return variant.items, variant
     items = list(base.items)
     for pos, path in known:
@@ -361,7 +361,7 @@ def _field_items_of(
     return items, None
 
 
-def _variant(base: Base, known: list[tuple[int, Path]]) -> Base:
+def _variant(base: Base, known: list[tuple[int, Path]], rules: RuleBook) -> Base:
     """``base`` with the items of the ``known`` absent fields in place (kept with it, like the base)."""
     if not known:
         return base
@@ -373,6 +373,7 @@ def _variant(base: Base, known: list[tuple[int, Path]]) -> Base:
             items[pos] = base.gone[path]
         if len(base.variants) >= _VARIANTS_KEPT:
             base.variants.clear()
+        _charge(rules, len(items))
         found = base.variants[key] = Base(tuple(items), base.index, gone=base.gone)
     return found
 
@@ -467,16 +468,29 @@ def _base_items(layout: Layout, unverified: bool, rules: RuleBook, target: str) 
             index[("entry", i, *suffix)] = len(items)
             items.append(_new_item(FidelityItem, (prefix + tail, *rest)))
     base = Base(tuple(items), index)
-    rules.base_items += len(items)
-    if rules.base_items > _BASE_ITEMS_KEPT:  # a bound on memory, not on layouts: a big book's items are many
-        rules.bases.clear()
-        rules.base_items = len(items)
+    _charge(rules, len(items))
     rules.bases[key] = base
     return base
 
 
 _BASE_ITEMS_KEPT = 200_000
-"""Items kept in the shared bases of one rule book (with their index: some tens of MB at most)."""
+"""Items kept in the shared bases and their variants of all rule books together (with their index
+and ``gone`` rows ~400 bytes an item: ~80 MB at most; a run has a rule book per target and source kind)."""
+
+_HOLDERS: dict[int, RuleBook] = {}
+"""The rule books holding shared bases (by id; rule books live as long as the process)."""
+
+
+def _charge(rules: RuleBook, items: int) -> None:
+    """Count ``items`` about to be kept on ``rules``; past the bound every rule book's bases are dropped
+    first (a bound on memory, not on layouts: a big book's items are many)."""
+    if sum(book.base_items for book in _HOLDERS.values()) + items > _BASE_ITEMS_KEPT:
+        for book in _HOLDERS.values():
+            book.bases.clear()
+            book.base_items = 0
+        _HOLDERS.clear()
+    rules.base_items += items
+    _HOLDERS[id(rules)] = rules
 
 
 Template = list[tuple[str, tuple[Any, ...]]]

@@ -50,7 +50,8 @@ class RuleBook:
         self.bases: dict[tuple[Any, ...], Any] = {}
         """The report's all-kept items per source layout for this target (``report._base_items``)."""
         self.base_items = 0
-        """Items held in ``bases`` (bounded by ``report._BASE_ITEMS_KEPT``)."""
+        """Items held in ``bases`` and their variants (all rule books together bounded by
+        ``report._BASE_ITEMS_KEPT``)."""
 
     @property
     def described(self) -> bool:

@@ -108,3 +108,24 @@ def test_absent_field_with_a_rule_default_is_judged_by_its_value_every_time() ->
         assert items == plain(source, output, rules, "sillytavern-world")
         fates.append(next(i.fate for i in items if i.path == "entry[0].use_regex"))
     assert fates == ["kept_default", "lost", "kept_default"]
+
+
+def _held(book: RuleBook) -> int:
+    """Items the shared bases of ``book`` keep alive, their variants included."""
+    return sum(len(b.items) + sum(len(v.items) for v in b.variants.values()) for b in book.bases.values())
+
+
+def test_shared_items_are_bounded_for_the_whole_process(monkeypatch: Any) -> None:
+    """A long migrate to several targets has several rule books, and cards written as lorebooks give each
+    base a variant: the bound on kept items holds for all of them together, variants included."""
+    from interop.fidelity import report
+
+    monkeypatch.setattr(report, "_BASE_ITEMS_KEPT", 60)
+    books = [RuleBook("lorebook_v3"), RuleBook("agnai-book")]
+    for i in range(12):  # each card its own layout (a field name of its own)
+        card = {"name": "x", f"f{i}": 1, "description": "d"}
+        source = CanonicalView(kind="card", card=card, book={"name": "B"}, entries=[{"keys": ["k"]}])
+        output = CanonicalView(kind="lorebook", book={"name": "B"}, entries=[{"keys": ["k"]}])
+        for book in books:
+            assert _field_items(source, output, book, book.target) == plain(source, output, book, book.target)
+            assert sum(map(_held, books)) <= 60
