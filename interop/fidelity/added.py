@@ -40,7 +40,8 @@ def _shown(value: Any) -> str:
             return found
     text = json.dumps(value, ensure_ascii=False, sort_keys=True)
     text = text if len(text) <= SHOWN else text[: SHOWN - 3] + "..."
-    if scalar and type(value) is not float and len(_SHOWN_SCALARS) < 1024:  # 0.0 == -0.0: not a memo key
+    # not floats (0.0 == -0.0 as a key) nor long text (the key would keep it alive for the whole run)
+    if scalar and type(value) is not float and len(text) < SHOWN and len(_SHOWN_SCALARS) < 1024:
         _SHOWN_SCALARS[(type(value), value)] = text
     return text
 

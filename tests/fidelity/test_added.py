@@ -82,3 +82,13 @@ def test_shown_tells_negative_zero_from_zero() -> None:
     source = CanonicalView(kind="lorebook", book={}, entries=[{"a": 1}, {"a": 1}])
     output = CanonicalView(kind="lorebook", book={}, entries=[{"a": 1, "w": 0.0}, {"a": 1, "w": -0.0}])
     assert added_fields(source, output) == ["entry.w = -0.0 (1 entries)", "entry.w = 0.0 (1 entries)"]
+
+
+def test_shown_keeps_no_long_text_alive() -> None:
+    """The shown-value memo is for the short defaults writers add: a long added text (a moved
+    description) is shown cut, and not kept for the rest of a long run."""
+    from interop.fidelity import added
+
+    text = "long " * 10_000
+    assert _shown(text) == _shown(text) == '"' + text[: added.SHOWN - 4] + "..."
+    assert all(key[1] is not text for key in added._SHOWN_SCALARS)
