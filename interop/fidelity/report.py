@@ -484,8 +484,9 @@ _HOLDERS: dict[int, RuleBook] = {}
 def _charge(rules: RuleBook, items: int) -> None:
     """Count ``items`` about to be kept on ``rules``; past the bound every rule book's bases are dropped
     first (a bound on memory, not on layouts: a big book's items are many)."""
-    if sum(book.base_items for book in _HOLDERS.values()) + items > _BASE_ITEMS_KEPT:
-        for book in _HOLDERS.values():
+    holders = tuple(_HOLDERS.values())  # a copy: the web service reports in several threads
+    if sum(book.base_items for book in holders) + items > _BASE_ITEMS_KEPT:
+        for book in holders:
             book.bases.clear()
             book.base_items = 0
         _HOLDERS.clear()
