@@ -101,8 +101,8 @@ def _chain_head(versions: Path) -> str | None:
             if lines.get("branch_labels", "None") != "None" or lines.get("depends_on", "None") != "None":
                 return None
             rev, down = (_QUOTED.match(lines.get(k, "")) for k in ("revision", "down_revision"))
-            if rev is None or (down is None and lines.get("down_revision") != "None"):
-                return None
+            if rev is None or (down is None and lines.get("down_revision") != "None") or rev.group(2) in down_of:
+                return None  # a revision id given twice (a copied script): Alembic refuses it
             down_of[rev.group(2)] = down.group(2) if down is not None else None
     except OSError:
         return None

@@ -180,3 +180,15 @@ def test_a_catalog_with_two_recorded_revisions_is_refused(sqlite_url: str) -> No
     engine.dispose()
     with pytest.raises(CatalogError, match="several schema revisions"):
         open_catalog(sqlite_url)
+
+
+def test_head_revision_leaves_a_revision_id_given_twice_to_alembic(tmp_path: Path) -> None:
+    """A copied script (the same revision id in two files, e.g. an editor's backup) is for Alembic to refuse."""
+    from interop.catalog.database import _chain_head
+
+    _script(tmp_path, "a", "None")
+    _script(tmp_path, "b", "'a'")
+    (tmp_path / "b_copy.py").write_text("revision = 'b'\ndown_revision = 'a'\n", encoding="utf-8")
+    assert _chain_head(tmp_path) is None
+    (tmp_path / "b_copy.py").unlink()
+    assert _chain_head(tmp_path) == "b"
