@@ -131,6 +131,8 @@ def test_migrate_catalogues_every_chat_of_a_file_with_its_index(tmp_path: Path) 
     assert empty["migrations"] == [] and harbour["lorebook"]["entries"] == 2  # localLore
     text = CliRunner().invoke(cli, ["catalog", "show", refs["Harbour night"], "--db", url]).output
     assert "risu_all_chats.json (risu-all-chats, chat 1)" in text and "(risu-chat, chat 0)" in text
+    empty_text = CliRunner().invoke(cli, ["catalog", "show", refs["Chat 1"], "--db", url]).output
+    assert "  messages      0\n" in empty_text  # an empty chat says so, as `catalog list` does
 
 
 def test_migrate_catalogues_the_chats_a_risu_character_keeps(tmp_path: Path) -> None:
