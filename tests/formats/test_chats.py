@@ -358,3 +358,12 @@ def test_a_risu_characters_chat_names_the_replies_it_says() -> None:
     assert st[2]["name"] == "Mira" and st[2]["mes"] == harbour["message"][1]["data"]
     alone = api.read(CHATS / "risu_harbor_chat.json").chat
     assert [m.name for m in alone.messages] == [None] * 4
+
+
+def test_inspect_lists_the_chats_a_risu_character_keeps() -> None:
+    """``interop inspect`` of a Risu character names its chats, as for an all-chats export, so the
+    user can find the index ``--chat-index`` takes."""
+    doc = api.read(CHATS.parent / "risu" / "lantern_harbor_character.json")
+    facts = summarize(doc, "x")["facts"]
+    assert facts["chats"] == [{"name": "Chat 1", "messages": 0, "local_lore_entries": 0}]
+    assert facts["decorators"]  # the book's facts are still there
