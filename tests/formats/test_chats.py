@@ -228,6 +228,14 @@ def test_a_card_is_not_written_as_a_chat() -> None:
             api.write(card, target)
 
 
+def test_a_chat_without_a_lorebook_is_not_written_as_one_and_the_error_says_chat() -> None:
+    """A chat with no own lorebook and no bound world found gives no lorebook; the error names a
+    chat, not a card's ``character_book`` (the message cards get)."""
+    chat = api.read(CHATS / "agnai_harbor_chat.json")
+    with pytest.raises(ConversionError, match=": the chat has no lorebook"):
+        api.write(chat, "sillytavern-world")
+
+
 def test_sillytavern_timestamps() -> None:
     """getMessageTimeStamp (public/scripts/RossAscends-mods.js): 12-hour clock, 0 shown as 12."""
     assert st_timestamp(parse_time("November 2, 2026 12:05am")) == "November 2, 2026 12:05am"
