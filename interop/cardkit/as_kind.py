@@ -54,6 +54,9 @@ def as_lorebook(doc: Document) -> Lorebook:
     """The document's lorebook (standalone, or the card's ``character_book``)."""
     book = doc.book
     if book is None:
+        if doc.chat is not None:  # a chat's book is its own (Risu localLore) or the world it binds, found beside it
+            reason = "the chat has no lorebook (no own book, no bound world found) to write"
+            raise ConversionError(reason, file=doc.source)
         raise ConversionError("the card has no lorebook (character_book) to write", file=doc.source)
     return book
 

@@ -132,7 +132,7 @@ def show_cmd(db: str | None, item: str, as_json: bool) -> None:
     info = printable_tree(info)
     click.secho(f"{info['ref']}  {info['name'] or '(unnamed)'}", bold=True)
     for key in ("creator", "spec", "spec_version", "character", "user", "messages", "bound_book", "content_hash"):
-        if info.get(key):
+        if info.get(key) or (key == "messages" and key in info):  # a chat's 0 messages is a fact to show
             click.echo(f"  {key:<14}{info[key]}")
     if info.get("tags"):
         click.echo(f"  {'tags':<14}{', '.join(info['tags'])}")

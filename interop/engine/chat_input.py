@@ -26,7 +26,9 @@ from typing import Any
 
 from ..activation.chat import GENERATION_TYPES, ROLES, Character, Chat, Message
 from ..api import read_bytes
-from ..errors import CorruptInputError, InvalidCardError, UnknownFormatError
+from ..chatbook import chats_in_file
+from ..document import Document
+from ..errors import CorruptInputError, InteropError, InvalidCardError, UnknownFormatError
 from ..io import read_limited
 from ..limits import DEFAULT_LIMITS, Limits
 from ..model.chat import ChatLog
@@ -162,8 +164,17 @@ def read_chat_bytes(
     if doc.format in NATIVE_PARSERS:
         return chat_from_transcript(raw, file=file), doc.format, None
     if doc.chat is None:
-        raise InvalidCardError(f"not a chat: the file is a {doc.kind} ({doc.format})", file=file)
+        raise InvalidCardError(f"not a chat: the file is a {doc.kind} ({doc.format}){_kept_chats(doc)}", file=file)
     return chat_from_log(doc.chat, file=file), doc.format, doc.chat
+
+
+def _kept_chats(doc: Document) -> str:
+    """How a card keeping chats (a Risu character's ``chats``) offers them: each by its index."""
+    try:
+        count = len(chats_in_file(doc))
+    except InteropError:
+        return ""  # its chats do not read: the plain "not a chat" says enough
+    return f" keeping {count} chat(s): pick one by its index, 0 to {count - 1}" if count else ""
 
 
 def chat_from_log(log: ChatLog, *, file: str | None = None) -> Chat:

@@ -131,6 +131,8 @@ def test_migrate_catalogues_every_chat_of_a_file_with_its_index(tmp_path: Path) 
     assert empty["migrations"] == [] and harbour["lorebook"]["entries"] == 2  # localLore
     text = CliRunner().invoke(cli, ["catalog", "show", refs["Harbour night"], "--db", url]).output
     assert "risu_all_chats.json (risu-all-chats, chat 1)" in text and "(risu-chat, chat 0)" in text
+    empty_text = CliRunner().invoke(cli, ["catalog", "show", refs["Chat 1"], "--db", url]).output
+    assert "  messages      0\n" in empty_text  # an empty chat says so, as `catalog list` does
 
 
 def test_migrate_catalogues_the_chats_a_risu_character_keeps(tmp_path: Path) -> None:
@@ -156,3 +158,31 @@ def test_migrate_catalogues_the_chats_a_risu_character_keeps(tmp_path: Path) -> 
     assert conn.execute("SELECT count(*) FROM cards").fetchone()[0] == 1
     roles = conn.execute("SELECT role FROM lorebook_sources ORDER BY role").fetchall()
     assert ("chat",) in roles  # the harbour chat's localLore, linked to the file
+
+
+def test_a_0006_catalog_with_chats_upgrades_to_chat_index_0(tmp_path: Path) -> None:
+    """Alembic 0007 on a catalog filled before it: each link was the file's only (first) chat, so it
+    gets index 0, and listing and showing the chats works after ``catalog upgrade``."""
+    from alembic import command
+    from interop.catalog.database import alembic_config, make_engine
+
+    url = migrated(tmp_path)
+    conn = sqlite3.connect(tmp_path / "catalog.db")
+    with conn:  # what 0006's migrate recorded: chat 0 of each file only
+        conn.execute("DELETE FROM chat_sources WHERE chat_index > 0")
+        conn.execute("DELETE FROM chats WHERE id NOT IN (SELECT chat_id FROM chat_sources)")
+    conn.close()
+    engine, config = make_engine(url), alembic_config()
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0006")
+    engine.dispose()
+    refused = CliRunner().invoke(cli, ["catalog", "list", "--kind", "chat", "--db", url])
+    assert refused.exit_code == 3 and "revision 0006" in refused.output
+    upgraded = CliRunner().invoke(cli, ["catalog", "upgrade", "--db", url])
+    assert upgraded.exit_code == 0 and f"from 0006 to {head_revision()}" in upgraded.output
+    listed = json.loads(CliRunner().invoke(cli, ["catalog", "list", "--kind", "chat", "--db", url, "--json"]).stdout)
+    assert sorted(r["name"] for r in listed) == ["Exported", "Harbour night", "Mira", "Mira, Roderick", "Storm watch"]
+    for row in listed:
+        shown = json.loads(CliRunner().invoke(cli, ["catalog", "show", row["ref"], "--db", url, "--json"]).stdout)
+        assert [s["chat_index"] for s in shown["sources"]] == [0] * len(shown["sources"])

@@ -209,3 +209,12 @@ def test_chat_index_picks_a_chat_of_a_file_holding_several() -> None:
     assert json.loads(piped.output) == json.loads(picked.output)[-1]
     missing = CliRunner().invoke(cli, ["activate", book, "--chat", all_chats, "--chat-index", "3"])
     assert missing.exit_code == 3 and "holds 3 chat(s)" in missing.output
+
+
+def test_a_card_keeping_chats_names_them_and_the_option_to_pick_one() -> None:
+    """A Risu character keeps chats (``chats``): given as --chat without --chat-index, the error says
+    how many it keeps and that one is picked by index (``--chat-index``), not only "not a chat"."""
+    character = CHATS.parent / "risu" / "lantern_harbor_character.json"
+    result = CliRunner().invoke(cli, ["activate", str(CHATS / "st_matching.json"), "--chat", str(character)])
+    assert result.exit_code == 3, result.output
+    assert "the file is a card (risu-character) keeping 1 chat(s): pick one by its index, 0 to 0" in result.output

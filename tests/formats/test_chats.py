@@ -228,6 +228,14 @@ def test_a_card_is_not_written_as_a_chat() -> None:
             api.write(card, target)
 
 
+def test_a_chat_without_a_lorebook_is_not_written_as_one_and_the_error_says_chat() -> None:
+    """A chat with no own lorebook and no bound world found gives no lorebook; the error names a
+    chat, not a card's ``character_book`` (the message cards get)."""
+    chat = api.read(CHATS / "agnai_harbor_chat.json")
+    with pytest.raises(ConversionError, match=": the chat has no lorebook"):
+        api.write(chat, "sillytavern-world")
+
+
 def test_sillytavern_timestamps() -> None:
     """getMessageTimeStamp (public/scripts/RossAscends-mods.js): 12-hour clock, 0 shown as 12."""
     assert st_timestamp(parse_time("November 2, 2026 12:05am")) == "November 2, 2026 12:05am"
@@ -358,3 +366,12 @@ def test_a_risu_characters_chat_names_the_replies_it_says() -> None:
     assert st[2]["name"] == "Mira" and st[2]["mes"] == harbour["message"][1]["data"]
     alone = api.read(CHATS / "risu_harbor_chat.json").chat
     assert [m.name for m in alone.messages] == [None] * 4
+
+
+def test_inspect_lists_the_chats_a_risu_character_keeps() -> None:
+    """``interop inspect`` of a Risu character names its chats, as for an all-chats export, so the
+    user can find the index ``--chat-index`` takes."""
+    doc = api.read(CHATS.parent / "risu" / "lantern_harbor_character.json")
+    facts = summarize(doc, "x")["facts"]
+    assert facts["chats"] == [{"name": "Chat 1", "messages": 0, "local_lore_entries": 0}]
+    assert facts["decorators"]  # the book's facts are still there

@@ -44,6 +44,15 @@ def test_a_case_that_checks_nothing_is_refused(tmp_path: Path) -> None:
         read_cases(case)
 
 
+def test_a_report_line_with_an_unknown_fate_is_refused(tmp_path: Path) -> None:
+    """A misspelled fate (``lsot -``) matches no report item, so the case would pass having checked nothing."""
+    case = tmp_path / "typo.md"
+    blocks = ["```command\ninterop convert --to ccv3\n```", "```input\n{}\n```", "```report\nlsot -\n```"]
+    case.write_text("## typo\n\n" + "\n\n".join(blocks) + "\n")
+    with pytest.raises(TranscriptError, match="unknown fate 'lsot'"):
+        read_cases(case)
+
+
 def test_output_blocks_compare_json_types_lengths_and_absent_keys() -> None:
     assert mismatches({"a": 1}, {"a": True}) == [".a: expected 1, got true"]
     assert mismatches({"a": [1]}, {"a": [1, 2], "b": 3}) == [".a: expected a list of 1, got [1, 2]"]

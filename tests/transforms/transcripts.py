@@ -33,9 +33,9 @@ string names the block)::
   way; a value must be equal and of the same JSON type (``1`` is not ``true``); the string
   ``"<absent>"`` says the key must not be there.
 * ``report`` (optional): fidelity report items (docs/fidelity.md), one ``fate path`` line each
-  (what ``interop convert --details`` lists). For every fate the block names, the report's items of
-  that fate must be exactly its lines, in the report's order; ``fate -`` says there is none of it
-  (``lost -``: nothing lost). Fates the block does not name are not checked.
+  (what ``interop convert --details`` lists; an unknown fate is refused). For every fate the
+  block names, the report's items of that fate must be exactly its lines, in the report's order;
+  ``fate -`` says there is none of it (``lost -``: nothing lost). Fates the block does not name are not checked.
 
 A case must check something: an ``output`` with at least one value, or a ``report``.
 """
@@ -48,6 +48,8 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from interop.mappings import FATES
 
 CASES_DIR = Path(__file__).parent / "cases"
 ABSENT = "<absent>"
@@ -92,6 +94,9 @@ def _case(file: str, title: str, body: str) -> Case:
     report = None
     if "report" in blocks:
         report = tuple(line.strip() for line in blocks["report"].splitlines() if line.strip())
+        unknown = [line.split()[0] for line in report if line.split()[0] not in FATES]
+        if unknown:  # a misspelled fate matches no report item: the line would check nothing
+            raise TranscriptError(f"{file}: {title}: unknown fate {unknown[0]!r} (fates: {', '.join(FATES)})")
     if not report and not ("output" in blocks and _checks_a_value(output)):
         raise TranscriptError(f"{file}: {title}: the case checks nothing (no output value, no report line)")
     return Case(file, title, tuple(words[2:] for words in steps), blocks["input"], output, "output" in blocks, report)

@@ -122,18 +122,20 @@ def select_chat(doc: Document, index: int) -> Document:
     return picked
 
 
+def describe_chats(doc: Document) -> list[dict[str, Any]]:
+    """``inspect``'s line per chat of the file: name, messages, local lore entries."""
+    return [
+        {
+            "name": log.title,
+            "messages": len(log.messages),
+            "local_lore_entries": len(log.lorebook.entries) if log.lorebook is not None else 0,
+        }
+        for log in chats_in(doc)
+    ]
+
+
 def _describe(doc: Document) -> dict[str, Any]:
-    return {
-        "chats": [
-            {
-                "name": log.title,
-                "messages": len(log.messages),
-                "local_lore_entries": len(log.lorebook.entries) if log.lorebook is not None else 0,
-            }
-            for log in chats_in(doc)
-        ],
-        "selected": doc.native.get(SELECTED_KEY, 0),
-    }
+    return {"chats": describe_chats(doc), "selected": doc.native.get(SELECTED_KEY, 0)}
 
 
 FORMATS = (

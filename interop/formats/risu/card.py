@@ -45,6 +45,7 @@ from ...model import Card, Lorebook
 from ...model.versions import check_spec_version, to_v3
 from ...platform.registry import Format, Probe, ReadContext, WriteContext, get_format
 from ...transforms.card_for_target import card_for
+from .all_chats import describe_chats
 from .describe import describe_risu_book
 from .entries import CARD_ENTRY_FIELDS, NS, lorebook_from_risu_entries, risu_entries_from_lorebook
 from .module import book_from_module, module_assets, module_from_book
@@ -587,7 +588,13 @@ def _read_character(data: bytes, ctx: ReadContext) -> Document:
 
 
 def _describe_character(doc: Document) -> dict[str, Any]:
-    return describe_risu_book(doc.book)
+    facts = describe_risu_book(doc.book)
+    try:  # the chats the character keeps, by index (``convert``/``activate --chat-index``)
+        chats = describe_chats(doc)
+    except InvalidCardError as exc:
+        doc.warn(f"the chats this character keeps do not read: {exc.reason}")
+        chats = []
+    return {**facts, "chats": chats} if chats else facts
 
 
 FORMATS = (
