@@ -79,6 +79,6 @@ def select_chat(doc: Document, index: int) -> Document:
     if service is not None:
         return service(doc, index)  # type: ignore[no-any-return]
     count = len(chats_in_file(doc))
-    if index >= count:
+    if not 0 <= index < count:
         raise InvalidCardError(f"chat {index} asked for; the file holds {count} chat(s)", file=doc.source)
     return doc

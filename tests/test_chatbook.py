@@ -28,3 +28,5 @@ def test_without_a_platform_offering_the_service_a_file_has_its_own_chat_only(
     assert chatbook.select_chat(doc, 0) is doc
     with pytest.raises(InvalidCardError, match="chat 1 asked for; the file holds 1 chat"):
         chatbook.select_chat(doc, 1)
+    with pytest.raises(InvalidCardError, match="chat -1 asked for"):
+        chatbook.select_chat(doc, -1)
