@@ -20,7 +20,7 @@ from ..engine.sources import book_from_bytes, load_book
 from ..errors import InteropError, LimitExceededError
 from ..io import read_limited
 from ..jsonio import escape_lone_surrogates
-from .common import STDIO, InputPath, current_limits, read_stdin
+from .common import STDIO, InputPath, chat_index_option, current_limits, read_stdin
 
 TOKENIZERS = ("approx-cl100k", "chars")
 
@@ -94,13 +94,7 @@ def profile_settings(platform: str, overrides: tuple[str, ...]) -> Any:
     help="Chat in any chat format: SillyTavern JSONL, RisuAI or Agnai chat export, interop chat JSONL, "
     "'Name: message' text (docs/chats.md); '-' reads standard input.",
 )
-@click.option(
-    "--chat-index",
-    type=click.IntRange(0),
-    default=None,
-    help="Which chat of a file holding several (RisuAI's 'Export all chats', a Risu character's chats), "
-    "0-based (default: the first).",
-)
+@chat_index_option()
 @click.option(
     "--platform",
     type=click.Choice([*sorted(profile_names()), "all"]),

@@ -201,3 +201,14 @@ def db_option(func: F) -> F:
 
 def format_choice() -> click.Choice:
     return click.Choice(sorted(f.name for f in writable_formats()), case_sensitive=False)
+
+
+def chat_index_option(tail: str = "") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--chat-index N`` (``activate``, ``convert``): chat N of a file holding several."""
+    return click.option(
+        "--chat-index",
+        type=click.IntRange(0),
+        default=None,
+        help="Which chat of a file holding several (RisuAI's 'Export all chats', a Risu character's chats), "
+        f"0-based (default: the first){tail}.",
+    )

@@ -22,6 +22,7 @@ from .common import (
     STDIO,
     AliasOption,
     InputPath,
+    chat_index_option,
     current_limits,
     format_choice,
     iter_inputs,
@@ -106,13 +107,7 @@ def default_output(source: Path, target: str, out_dir: Path | None = None) -> Pa
 @click.option("--details", is_flag=True, help="List every field of the report, not groups.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the conversion line, not the fidelity table.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list: per input its output and fidelity report.")
-@click.option(
-    "--chat-index",
-    type=click.IntRange(0),
-    default=None,
-    help="Which chat of a file holding several (RisuAI's 'Export all chats', a Risu character's chats), "
-    "0-based (default: the first); the output is that chat.",
-)
+@chat_index_option("; the output is that chat")
 @behaviour_option
 @seed_option
 def command(
