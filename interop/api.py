@@ -62,8 +62,8 @@ def _unknown_reason(data: bytes) -> str:
         return "archive/JPEG is not a CHARX card (no card.json)"
     stripped = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
     if stripped in (b"{", b"["):
-        return "JSON does not match any known card or lorebook format"
-    return "not a known card or lorebook format"
+        return "JSON does not match any known card, lorebook or chat format"
+    return "not a known card, lorebook or chat format"
 
 
 def read_bytes(

@@ -408,7 +408,7 @@ def test_migrate_browse_show_export(client: TestClient, tmp_path: Path, monkeypa
     assert state["status"] == "done", state
     summary = state["summary"]
     assert summary["files"]["imported"] == 2 and summary["files"]["failed"] == 1
-    assert summary["failures"] == [{"file": "notes.txt", "reason": "not a known card or lorebook format"}]
+    assert summary["failures"] == [{"file": "notes.txt", "reason": "not a known card, lorebook or chat format"}]
     assert summary["targets"]["ccv3"]["written"] == 2
 
     items = client.get("/api/v1/catalog/items").json()["items"]
