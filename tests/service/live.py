@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .conftest import free_port, wait_ready
+from .conftest import free_port, stop_server, wait_ready
 
 _SERVE = (
     "import json, sys\n"
@@ -37,9 +37,4 @@ def live_server(tmp: Path, **config: Any) -> Iterator[tuple[subprocess.Popen[byt
         wait_ready(proc, base, log)
         yield proc, base
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_server(proc)

@@ -24,7 +24,7 @@ from collections import Counter
 from typing import Any
 
 from ...cardkit.asset_origin import ORIGINS_MEMBER, load_origins, move, origin, origins_bytes
-from ...cardkit.card_image import sniff_image
+from ...cardkit.card_image import plain_picture, sniff_image
 from ...cardkit.card_io import card_from_json
 from ...containers.charx import (
     CARD_JSON,
@@ -34,7 +34,6 @@ from ...containers.charx import (
     read_charx,
     write_charx,
 )
-from ...containers.png import is_stale_keyword, splice_text_chunks
 from ...document import Document
 from ...errors import InteropError
 from ...jsonio import dump_json, load_json
@@ -310,8 +309,7 @@ def _embed_main_icon(
             doc.warn("the card already has a main icon; the given image is not embedded")
         return
     ext = sniff_image(picture) or "png"
-    if ext == "png":
-        picture = _without_card_chunks(doc, picture)
+    picture = plain_picture(doc, picture)  # a PNG without its card chunks; other pictures as they are
     for main in mains:
         dangling = _embedded_path(main.get("uri"))
         # A CHARX -> PNG -> CHARX trip: the icon's member is gone but the picture is that icon.
@@ -337,15 +335,6 @@ def _embed_main_icon(
 
 def _str_in(value: Any, mapping: dict[str, bytes]) -> bool:
     return isinstance(value, str) and value in mapping
-
-
-def _without_card_chunks(doc: Document, picture: bytes) -> bytes:
-    """The PNG picture minus its card and asset text chunks: the icon must not carry a stale second card."""
-    try:
-        return splice_text_chunks(picture, [], is_stale_keyword)
-    except InteropError as exc:
-        doc.warn(f"card picture kept as is: its PNG chunks could not be cleaned ({exc.reason})")
-        return picture
 
 
 def _asset_ext(asset: dict[str, Any], content: bytes) -> str:

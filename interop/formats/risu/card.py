@@ -24,7 +24,7 @@ import dataclasses
 from typing import Any
 
 from ...cardkit.asset_origin import ORIGINS_MEMBER, load_origins, move, origins_bytes
-from ...cardkit.card_image import sniff_image
+from ...cardkit.card_image import plain_picture, sniff_image
 from ...cardkit.card_io import card_from_json
 from ...containers.charx import (
     CARD_JSON,
@@ -33,7 +33,7 @@ from ...containers.charx import (
     is_safe_member_name,
     write_charx,
 )
-from ...containers.png import is_stale_keyword, splice_text_chunks, text_chunks
+from ...containers.png import text_chunks
 from ...containers.risum import MODULE_TYPE, read_risum, write_risum
 from ...document import Document
 from ...errors import FormatError, InteropError, InvalidCardError
@@ -245,17 +245,6 @@ def _risu_path(asset: dict[str, Any], index: int, blob: bytes, taken: set[str]) 
     return path, f"x_meta/{candidate}.json"
 
 
-def _plain_picture(doc: Document, picture: bytes) -> bytes:
-    """A PNG card's picture without its card chunks: the icon must not carry a stale second card."""
-    if sniff_image(picture) != "png":
-        return picture
-    try:
-        return splice_text_chunks(picture, [], is_stale_keyword)
-    except InteropError as exc:
-        doc.warn(f"card picture kept as is: its PNG chunks could not be cleaned ({exc.reason})")
-        return picture
-
-
 def _x_meta(blob: bytes) -> bytes:
     """Risu's x_meta: a PNG's tEXt chunks as a map, else the image type."""
     kind = sniff_image(blob)
@@ -317,7 +306,7 @@ def _main_icon_slot(
         if given:
             doc.warn("the card already has a main icon; the given image is not embedded")
         return None, False
-    plain = _plain_picture(doc, picture)
+    plain = plain_picture(doc, picture)
     ext = sniff_image(plain) or "png"
     for main, uri in zip(mains, uris, strict=True):
         path = uri[len(EMBED) :] if isinstance(uri, str) and uri.startswith(EMBED) else None
@@ -466,13 +455,13 @@ def _asset_blob(doc: Document, asset: Any, members: dict[str, bytes], picture: b
     ``picture``: the card picture, given only for the main-icon slot that receives it.
     """
     if picture is not None:
-        return _plain_picture(doc, picture)
+        return plain_picture(doc, picture)
     uri = asset.get("uri") if isinstance(asset, dict) else None
     if not isinstance(uri, str) or (uri.startswith(EMBED) and uri[len(EMBED) :] in members):
         return None
     blob = doc.assets.get(uri)
     if blob is None and uri == "ccdefault:" and doc.image is not None:
-        blob = _plain_picture(doc, doc.image)
+        blob = plain_picture(doc, doc.image)
     return blob
 
 
