@@ -21,11 +21,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import operator
 import sqlite3
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
+from itertools import chain
 from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, String
@@ -63,6 +65,8 @@ class _Values(NamedTuple):
     head: str
     tail: str
     cols: tuple[str, ...]
+    row: Callable[[dict[str, Any]], tuple[Any, ...]]
+    """A row dict's values in ``cols`` order (``operator.itemgetter``: no Python loop per value)."""
 
     def text(self, rows: int) -> str:
         return _values_text(self, rows)
@@ -89,11 +93,12 @@ def _sqlite_sql() -> dict[str, Any]:
 
     def values(name: str, tail: str) -> _Values:
         cols = cols_of(name)
-        return _Values(f"INSERT INTO {name} ({', '.join(cols)}) VALUES ", " " + tail, cols)
+        return _Values(f"INSERT INTO {name} ({', '.join(cols)}) VALUES ", " " + tail, cols, _getter(cols))
 
-    def insert(name: str, tail: str = "") -> tuple[str, tuple[str, ...]]:
+    def insert(name: str, tail: str = "") -> tuple[str, Callable[[dict[str, Any]], tuple[Any, ...]]]:
         cols = cols_of(name)
-        return f"INSERT INTO {name} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))}){tail}", cols
+        marks = ", ".join("?" * len(cols))
+        return f"INSERT INTO {name} ({', '.join(cols)}) VALUES ({marks}){tail}", _getter(cols)
 
     sql: dict[str, Any] = {}
     for name, key in _KEYED.items():
@@ -121,6 +126,11 @@ def _sqlite_sql() -> dict[str, Any]:
     sets = ", ".join(f"{c} = excluded.{c}" for c in _REPORT_UPDATE)
     sql["fidelity_reports"] = insert("fidelity_reports", f" ON CONFLICT (migration_id) DO UPDATE SET {sets}")
     return sql
+
+
+def _getter(cols: tuple[str, ...]) -> Callable[[dict[str, Any]], tuple[Any, ...]]:
+    get = operator.itemgetter(*cols)
+    return get if len(cols) > 1 else lambda row: (get(row),)
 
 
 _SQLITE_STAMP = sqlite.DATETIME().bind_processor(sqlite.dialect())
@@ -151,7 +161,7 @@ class _SqliteOps:
             chunk = rows[i : i + step]
             sql = values.text(len(chunk))
             try:
-                out += self.dbapi.execute(sql, [r[c] for r in chunk for c in cols]).fetchall()
+                out += self.dbapi.execute(sql, list(chain.from_iterable(map(values.row, chunk)))).fetchall()
             except sqlite3.Error as exc:
                 raise self._fail(sql, exc) from exc
         return out
@@ -164,9 +174,9 @@ class _SqliteOps:
             self._executemany(name, rows)
 
     def _executemany(self, name: str, rows: list[dict[str, Any]]) -> None:
-        sql, cols = self.sql[name]
+        sql, row = self.sql[name]
         try:
-            self.dbapi.executemany(sql, [tuple(r[c] for c in cols) for r in rows])
+            self.dbapi.executemany(sql, map(row, rows))
         except sqlite3.Error as exc:
             raise self._fail(sql, exc) from exc
 

@@ -16,7 +16,7 @@ _OPEN = '"items":['
 """The items list's key in the compact JSON ``FidelityReport.to_json_text`` writes. Inside a JSON
 string every quote is escaped, so this text can only be the key itself."""
 _CLOSE = '],"warnings":'
-"""What follows the items list (the next key), for the same reason found only there."""
+"""What follows the items list (the next key), for the same reason found nowhere inside it."""
 MIN_PART = 256
 """Smaller item lists stay in the report: a shared row would cost more than it saves."""
 
@@ -30,17 +30,31 @@ class Split(NamedTuple):
     sha256: str
 
 
+_RECENT: dict[int, tuple[str, str]] = {}
+"""Part length -> (the last part of that length, its SHA-256). A run's reports repeat a few item lists:
+a part equal to one of these (compared in full, without copying it out) is not hashed again."""
+_RECENT_KEPT = 256
+
+
 def split_report(text: str) -> Split | None:
     """The report's items list cut out of ``text``, or None when there is nothing worth sharing."""
     start = text.find(_OPEN)
     if start < 0:
         return None
     start += len(_OPEN)
-    end = text.find(_CLOSE, start)
-    if end - start < MIN_PART:
+    end = text.rfind(_CLOSE, start)  # from the end: what follows the items is short
+    size = end - start
+    if size < MIN_PART:
         return None
-    part = text[start:end]
-    digest = hashlib.sha256(part.encode("utf-8", "surrogatepass")).hexdigest()
+    known = _RECENT.get(size)
+    if known is not None and text.startswith(known[0], start):
+        part, digest = known
+    else:
+        part = text[start:end]
+        digest = hashlib.sha256(part.encode("utf-8", "surrogatepass")).hexdigest()
+        if len(_RECENT) >= _RECENT_KEPT:
+            _RECENT.clear()
+        _RECENT[size] = (part, digest)
     return Split(text[:start] + text[end:], start, part, digest)
 
 
