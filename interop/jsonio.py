@@ -150,24 +150,40 @@ def _orjson_float_differs(out: bytes) -> bool:
     return False
 
 
+_PRETTY_OPTIONS = 0
+if _orjson is not None:
+    # Refuse (TypeError, so json writes or refuses as before) what orjson would write and json
+    # not, or not alike: subclasses of str/int/list/dict, dataclasses, dates and times.
+    _PRETTY_OPTIONS = (
+        _orjson.OPT_INDENT_2
+        | _orjson.OPT_PASSTHROUGH_SUBCLASS
+        | _orjson.OPT_PASSTHROUGH_DATACLASS
+        | _orjson.OPT_PASSTHROUGH_DATETIME
+    )
+
+
 def _pretty_fast(obj: Any) -> bytes | None:
     """``json.dumps(obj, ensure_ascii=False, indent=2)`` as UTF-8, written by orjson in C.
 
     The stdlib has no C encoder for indented output (its Python encoder takes
-    ~65 µs for a typical 6 KB card, this ~13 µs with the checks). orjson writes
-    the same bytes for the same data; where it would not, None is returned and
-    the caller uses json: values orjson refuses (lone surrogates, non-string
-    keys, huge ints), values it writes differently (NaN as null, tuples, enums:
-    caught by reading the output back and comparing), and small floats
-    (``_orjson_float_differs``).
+    ~65 µs for a typical 6 KB card, orjson ~10 µs). orjson writes the same bytes
+    for the same data: strings escaped alike (``"``, ``\\``, control characters;
+    non-ASCII, U+2028 and U+2029 as is), ints and floats alike (shortest repr, ``1e+16``),
+    ``[]``/``{}`` for empty containers, tuples as arrays, NaN and Infinity as ``null`` (what
+    ``dump_json`` writes for them too). Where it would not, None is returned and the caller
+    uses json: values orjson refuses (lone surrogates, non-string keys, ints past 64 bits,
+    nesting past 255, and by ``_PRETTY_OPTIONS`` subclasses, dataclasses, datetimes) and small
+    floats (``_orjson_float_differs``). Left to orjson: Enum members (a str or int Enum, the
+    only kind json writes, gives the same text) and ``uuid.UUID``, which json refuses and
+    interop's documents never hold. No read-back: it cost more than the dump.
     """
     if _orjson is None:
         return None
     try:
-        out = _orjson.dumps(obj, option=_orjson.OPT_INDENT_2)
+        out = _orjson.dumps(obj, option=_PRETTY_OPTIONS)
     except (TypeError, ValueError):  # orjson.JSONEncodeError is a TypeError
         return None
-    if _orjson_float_differs(out) or _orjson.loads(out) != obj:
+    if _orjson_float_differs(out):
         return None
     return out
 

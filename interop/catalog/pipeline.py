@@ -9,6 +9,7 @@ same bytes to the same deterministic names when started again.
 
 from __future__ import annotations
 
+import os
 import re
 import time
 import unicodedata
@@ -78,6 +79,23 @@ class RunConfig:
     limits: Limits = DEFAULT_LIMITS
     options: dict[str, Any] = field(default_factory=dict)
     """Writer options (``WriteContext.options``), e.g. ``embed_picture``."""
+    _folders: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    """``str(out_dir / target)`` per target, made once per run (``/assets``: the blob store's)."""
+
+    def folder(self, target: str) -> str:
+        """``str(out_dir / target)``: an output's path is then one ``os.path.join`` with its
+        (slash-free) name, the same string as the ``Path`` one for less work."""
+        folder = self._folders.get(target)
+        if folder is None:
+            folder = self._folders[target] = str(self.out_dir / target)
+        return folder
+
+    def blob_folder(self) -> str:
+        """``str(data_dir / "assets")``, the blob store (a format name never holds ``/``)."""
+        folder = self._folders.get("/assets")
+        if folder is None:
+            folder = self._folders["/assets"] = str(self.data_dir / "assets")
+        return folder
 
 
 _SLUG = re.compile(r"[^\w.-]+", re.UNICODE)
@@ -89,10 +107,11 @@ def slug(text: str, limit: int = 60) -> str:
     return cleaned[:limit] or "untitled"
 
 
-def output_path(config: RunConfig, doc: Document, sha256: str, target: str) -> Path:
-    """Deterministic name from content: identical inputs map to one output, reruns to the same file."""
+def output_path(config: RunConfig, doc: Document, sha256: str, target: str) -> str:
+    """Deterministic name from content: identical inputs map to one output, reruns to the same file.
+    (A string joined by ``os.path``: ``Path`` arithmetic costs more than the rest of an output's naming.)"""
     stem = slug(doc.title or Path(doc.source or "item").stem)
-    return config.out_dir / target / f"{stem}-{sha256[:12]}{get_format(target).suffix}"
+    return os.path.join(config.folder(target), f"{stem}-{sha256[:12]}{get_format(target).suffix}")
 
 
 def _ms(start: float) -> float:
@@ -116,7 +135,7 @@ def _already_done(config: RunConfig, sha256: str) -> bool:
     return True
 
 
-def write_output(path: Path, data: bytes, *, inputs: tuple[Path, ...] = ()) -> None:
+def write_output(path: str | Path, data: bytes, *, inputs: tuple[str | Path, ...] = ()) -> None:
     """Atomic replace (temp file + rename) without one fsync per file.
 
     An fsync per file costs more than a whole conversion and a run writes
@@ -155,7 +174,7 @@ def convert_target(config: RunConfig, doc: Document, sha256: str, target: str, s
     except (InteropError, OSError) as exc:
         return TargetOutcome(target, "failed", reason=f"cannot write output: {exc}", convert_ms=outcome.convert_ms)
     outcome.write_ms = _ms(start)
-    outcome.output_path = str(path)
+    outcome.output_path = path
     outcome.output_sha256 = output_sha256
     return outcome
 
@@ -179,8 +198,8 @@ def _add_report(
 
 def store_blobs(config: RunConfig, doc: Document) -> None:
     for digest, data in blobs_of(doc).items():
-        path = config.data_dir / "assets" / digest[:2] / digest
-        if not path.is_file():
+        path = os.path.join(config.blob_folder(), digest[:2], digest)
+        if not os.path.isfile(path):  # content-addressed: a blob already stored holds these bytes
             write_output(path, data)
 
 
