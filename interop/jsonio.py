@@ -150,16 +150,14 @@ def _orjson_float_differs(out: bytes) -> bool:
     return False
 
 
-_PRETTY_OPTIONS = 0
+_COMPACT_OPTIONS = _PRETTY_OPTIONS = 0
 if _orjson is not None:
     # Refuse (TypeError, so json writes or refuses as before) what orjson would write and json
     # not, or not alike: subclasses of str/int/list/dict, dataclasses, dates and times.
-    _PRETTY_OPTIONS = (
-        _orjson.OPT_INDENT_2
-        | _orjson.OPT_PASSTHROUGH_SUBCLASS
-        | _orjson.OPT_PASSTHROUGH_DATACLASS
-        | _orjson.OPT_PASSTHROUGH_DATETIME
+    _COMPACT_OPTIONS = (
+        _orjson.OPT_PASSTHROUGH_SUBCLASS | _orjson.OPT_PASSTHROUGH_DATACLASS | _orjson.OPT_PASSTHROUGH_DATETIME
     )
+    _PRETTY_OPTIONS = _COMPACT_OPTIONS | _orjson.OPT_INDENT_2
 
 
 def _pretty_fast(obj: Any) -> bytes | None:
@@ -177,10 +175,16 @@ def _pretty_fast(obj: Any) -> bytes | None:
     only kind json writes, gives the same text) and ``uuid.UUID``, which json refuses and
     interop's documents never hold. No read-back: it cost more than the dump.
     """
+    return _orjson_dump(obj, _PRETTY_OPTIONS)
+
+
+def _orjson_dump(obj: Any, options: int) -> bytes | None:
+    """orjson's text for ``obj`` (``_pretty_fast``'s rules; without ``OPT_INDENT_2`` json's
+    ``separators=(",", ":")`` form), or None where json is to write it."""
     if _orjson is None:
         return None
     try:
-        out = _orjson.dumps(obj, option=_PRETTY_OPTIONS)
+        out = _orjson.dumps(obj, option=options)
     except (TypeError, ValueError):  # orjson.JSONEncodeError is a TypeError
         return None
     if _orjson_float_differs(out):
@@ -236,10 +240,9 @@ def dump_json(obj: Any, *, pretty: bool = True) -> bytes:
     NaN and Infinity (from ``1e400`` or YAML ``.nan``) are written ``null``, as
     JSON.stringify does; lone surrogates are written ``\\uXXXX``.
     """
-    if pretty:
-        fast = _pretty_fast(obj)
-        if fast is not None:
-            return fast + b"\n"
+    fast = _orjson_dump(obj, _PRETTY_OPTIONS if pretty else _COMPACT_OPTIONS)
+    if fast is not None:
+        return fast + b"\n" if pretty else fast
     indent, separators, tail = (2, None, b"\n") if pretty else (None, (",", ":"), b"")
     text = dumps_text(obj, ensure_ascii=False, indent=indent, separators=separators)
     return encode_json_text(text) + tail

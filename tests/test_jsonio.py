@@ -105,6 +105,19 @@ def test_pretty_output_is_byte_for_byte_the_stdlib_form(value: object) -> None:
     assert dump_json(value) == _stdlib_pretty(value)
 
 
+def _stdlib_compact(value: object) -> bytes:
+    text = json.dumps(_js_finite(value), ensure_ascii=False, separators=(",", ":"))
+    return "".join(f"\\u{ord(c):04x}" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text).encode("utf-8")
+
+
+@settings(max_examples=400, deadline=None)
+@given(_any_json)
+def test_compact_output_is_byte_for_byte_the_stdlib_form(value: object) -> None:
+    from interop.jsonio import dump_json
+
+    assert dump_json(value, pretty=False) == _stdlib_compact(value)
+
+
 class _Text(str):
     pass
 
@@ -147,6 +160,7 @@ def test_pretty_output_where_orjson_and_the_stdlib_differ(value: object) -> None
     from interop.jsonio import dump_json
 
     assert dump_json({"v": value, "w": [value]}) == _stdlib_pretty({"v": value, "w": [value]})
+    assert dump_json({"v": value, "w": [value]}, pretty=False) == _stdlib_compact({"v": value, "w": [value]})
 
 
 def test_typical_card_output_takes_the_fast_path() -> None:
