@@ -137,6 +137,14 @@ def write_atomic(
     per file besides the Python work (open, write, close, rename is all an output needs).
     """
     target = os.fspath(path)
+    replace_atomically(target, data, inputs=inputs, fsync=fsync)
+    return Path(target)
+
+
+def replace_atomically(
+    target: str, data: bytes, *, inputs: Iterable[str | os.PathLike[str]] = (), fsync: bool = True
+) -> None:
+    """``write_atomic`` for a string path, returning nothing (the catalog's bulk writes)."""
     if inputs and _is_an_input(target, inputs):
         raise OutputError("refusing to overwrite an input file", file=str(Path(target)))
     folder, name = os.path.split(target)
@@ -162,7 +170,6 @@ def write_atomic(
         if isinstance(exc, OSError):
             raise _output_error(exc, target) from None
         raise
-    return Path(target)
 
 
 _TEMP_FLAGS = (

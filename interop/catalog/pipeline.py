@@ -23,7 +23,7 @@ from ..conversion import report_of
 from ..document import Document
 from ..errors import ConversionError, InteropError
 from ..findings import Journal
-from ..io import read_limited, write_atomic
+from ..io import read_limited, replace_atomically
 from ..limits import DEFAULT_LIMITS, Limits
 from ..memo import document_scope
 from ..platform.registry import get_format
@@ -107,10 +107,16 @@ def slug(text: str, limit: int = 60) -> str:
     return cleaned[:limit] or "untitled"
 
 
-def output_path(config: RunConfig, doc: Document, sha256: str, target: str) -> str:
+def output_stem(doc: Document) -> str:
+    """The name part every output of ``doc`` shares: its title (else its file's stem), slugged."""
+    return slug(doc.title or Path(doc.source or "item").stem)
+
+
+def output_path(config: RunConfig, doc: Document, sha256: str, target: str, stem: str | None = None) -> str:
     """Deterministic name from content: identical inputs map to one output, reruns to the same file.
-    (A string joined by ``os.path``: ``Path`` arithmetic costs more than the rest of an output's naming.)"""
-    stem = slug(doc.title or Path(doc.source or "item").stem)
+    (A string joined by ``os.path``: ``Path`` arithmetic costs more than the rest of an output's naming.)
+    ``stem``: ``output_stem(doc)``, made once for all targets of a file."""
+    stem = output_stem(doc) if stem is None else stem
     return os.path.join(config.folder(target), f"{stem}-{sha256[:12]}{get_format(target).suffix}")
 
 
@@ -144,14 +150,16 @@ def write_output(path: str | Path, data: bytes, *, inputs: tuple[str | Path, ...
     that is missing or differs. A killed process still never leaves a
     half-written file under a final name.
     """
-    write_atomic(path, data, inputs=inputs, fsync=False)
+    replace_atomically(os.fspath(path), data, inputs=inputs, fsync=False)
 
 
 def _internal(exc: BaseException) -> str:
     return f"internal error: {type(exc).__name__}: {exc}"
 
 
-def convert_target(config: RunConfig, doc: Document, sha256: str, target: str, source: Path) -> TargetOutcome:
+def convert_target(
+    config: RunConfig, doc: Document, sha256: str, target: str, source: Path, stem: str | None = None
+) -> TargetOutcome:
     start = time.perf_counter()
     try:
         written = write_with_journal(doc, target, pretty=config.pretty, **config.options)
@@ -168,7 +176,7 @@ def convert_target(config: RunConfig, doc: Document, sha256: str, target: str, s
     read = doc if output_sha256 == sha256 and target == doc.format else None
     _add_report(outcome, doc, target, data, written.journal, read)
     start = time.perf_counter()
-    path = output_path(config, doc, sha256, target)
+    path = output_path(config, doc, sha256, target, stem)
     try:
         write_output(path, data, inputs=(source,))
     except (InteropError, OSError) as exc:
@@ -240,7 +248,8 @@ def process_file(config: RunConfig, path: Path) -> FileOutcome:
         return outcome
     outcome.write_ms = _ms(start)
     with document_scope():  # doc is only read from here on: its targets share the per-source work
-        outcome.targets = [convert_target(config, doc, sha256, t, path) for t in config.targets]
+        stem = output_stem(doc)
+        outcome.targets = [convert_target(config, doc, sha256, t, path, stem) for t in config.targets]
     return outcome
 
 
