@@ -147,13 +147,14 @@ def replace_atomically(
     """``write_atomic`` for a string path, returning nothing (the catalog's bulk writes)."""
     if inputs and _is_an_input(target, inputs):
         raise OutputError("refusing to overwrite an input file", file=str(Path(target)))
-    folder, name = os.path.split(target)
+    # the folder part with its separator: the temporary name is made with no os.path call
+    cut = (target.rfind(os.sep) if os.altsep is None else max(target.rfind(os.sep), target.rfind(os.altsep))) + 1
     try:
         try:
-            fd, tmp = _new_temp_file(folder, name)
+            fd, tmp = _new_temp_file(target[:cut], target[cut:])
         except FileNotFoundError:  # the folder is made only when missing: a bulk run writes thousands of files
-            os.makedirs(folder, exist_ok=True)
-            fd, tmp = _new_temp_file(folder, name)
+            os.makedirs(target[:cut], exist_ok=True)
+            fd, tmp = _new_temp_file(target[:cut], target[cut:])
     except OSError as exc:
         raise _output_error(exc, target) from None
     try:
@@ -185,19 +186,20 @@ if hasattr(os, "register_at_fork"):
 
 
 def _new_temp_file(folder: str, name: str) -> tuple[int, str]:
-    """A new file ``.<name>.XXXXXXXX.tmp`` in ``folder`` (beside the target ``name``), open for writing.
+    """A new file ``.<name>.XXXXXXXX.tmp`` in ``folder`` (empty, or ending in a separator), beside
+    the target ``name``, open for writing.
 
     Made like ``tempfile.mkstemp`` (exclusive create, never through a link, a fresh random
     name on a collision), but with the mode a plain ``open()`` gives (0666 less the umask,
     applied by the system) instead of mkstemp's private 0600, so no ``fchmod`` is needed.
     """
     for _ in range(100):
-        tmp = os.path.join(folder, f".{name}.{_names.getrandbits(32):08x}.tmp")
+        tmp = f"{folder}.{name}.{_names.getrandbits(32):08x}.tmp"
         try:
             return os.open(tmp, _TEMP_FLAGS, 0o666), tmp
         except FileExistsError:
             continue
-    raise FileExistsError(errno.EEXIST, "no usable temporary file name", folder or ".")
+    raise FileExistsError(errno.EEXIST, "no usable temporary file name", str(Path(folder or ".")))
 
 
 def _output_error(exc: OSError, target: str) -> OutputError:
