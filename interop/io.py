@@ -68,12 +68,15 @@ def read_limited(path: str | os.PathLike[str], limit: int) -> bytes:
         want = max(info.st_size + 1, 65536)  # usually one read, and a second that proves the end
         try:
             while total <= limit:
-                block = os.read(fd, min(want, limit + 1 - total))
+                ask = min(want, limit + 1 - total)
+                block = os.read(fd, ask)
                 if not block:
                     break
                 parts.append(block)
                 total += len(block)
-                want = _BLOCK
+                # short: the end, which a 1-byte read proves (os.read allocates what it is asked for:
+                # a 1 MB ask is an mmap and munmap per file); full: the file grew, read on in blocks
+                want = _BLOCK if len(block) == ask else 1
         except OSError as exc:
             raise InteropError(exc.strerror or "cannot read file", file=str(name)) from None
     finally:
