@@ -20,6 +20,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
+try:
+    import orjson
+except ImportError:  # optional: marshal and the walk decide alone
+    orjson = None  # type: ignore[assignment]
+
 from ..appmodel.paths import Path, render
 from .view import MISSING, CanonicalView
 
@@ -58,6 +63,37 @@ def strict_equal(a: Any, b: Any) -> bool:
         # the typed bytes show it (key order may differ too: then walk).
         return _typed_bytes(a) == _typed_bytes(b) or _strict_walk(a, b)
     return type(a) is type(b)
+
+
+def _strict_bytes(value: Any) -> bytes | None:
+    """JSON bytes that are equal for two ``==`` values only when they are strictly equal too:
+    orjson writes ``1``, ``1.0`` and ``true`` apart and keeps key order (~4x faster than marshal:
+    no UTF-8 re-encoding of long text). None when orjson cannot write it (non-string keys, huge ints)."""
+    if orjson is None:
+        return None
+    try:
+        return orjson.dumps(value)
+    except TypeError:
+        return None
+
+
+def section_equal(source: CanonicalView, other: CanonicalView, name: str, a: Any, b: Any) -> bool:
+    """``strict_equal(a, b)`` for the section ``name`` of both views (``a`` of ``source``, ``b`` of
+    ``other``), each side's bytes made once per view: the source view is compared with every target's."""
+    if a is b:
+        return True
+    if a != b:
+        return strict_equal(a, b)  # NaN is the only way to be strictly equal here
+    mine = source.typed.get(name, MISSING)
+    if mine is MISSING:
+        mine = source.typed[name] = _strict_bytes(a)
+    if mine is not None:
+        theirs = other.typed.get(name, MISSING)
+        if theirs is MISSING:
+            theirs = other.typed[name] = _strict_bytes(b)
+        if mine == theirs:
+            return True
+    return strict_equal(a, b)  # another key order, -0.0, or what orjson cannot write: marshal, then the walk
 
 
 def _strict_walk(a: Any, b: Any) -> bool:
@@ -140,14 +176,25 @@ def changed_fields(
     out: dict[Path, Any] = {}
     if other is source and pairs is None:
         return out  # the same view (an output that is the input file byte for byte)
+    # every entry at once, when they are all alike (usual): one comparison instead of one per entry
+    entries_alike = (
+        pairs is None
+        and bool(source.entries)
+        and other.entries is not None
+        and section_equal(source, other, "entries", source.entries, other.entries)
+    )
     for prefix, subtree in source.sections():
         if prefix[0] == "entry":
+            if entries_alike:
+                break  # entries come last in ``sections``
             j = pairs.get(prefix[1], -1) if pairs is not None else prefix[1]
             counterpart = other.get(("entry", j)) if j >= 0 else MISSING
+            if counterpart is not MISSING and strict_equal(subtree, counterpart):
+                continue
         else:
             counterpart = other.get(prefix)
-        if counterpart is not MISSING and strict_equal(subtree, counterpart):
-            continue
+            if counterpart is not MISSING and section_equal(source, other, prefix[0], subtree, counterpart):
+                continue
         if prefix == ("card",):
             _card_walk(subtree, counterpart, out)
         elif not subtree:

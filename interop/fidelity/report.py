@@ -415,17 +415,79 @@ def _layout_of(source: CanonicalView) -> Layout:
     paths = tuple(leaves(others))
     if source.entries is not None and source.entries == [] and source.book is not None:
         paths += (("book", "entries"),)
-    shapes = tuple(_shape(entry) for entry in source.entries or ())
-    try:  # a layout's typed bytes (marshal, in C), kept as a digest: a big book's layout is large
-        found: Any = hashlib.blake2b(marshal.dumps((paths, shapes), 2), digest_size=16).digest()
-    except ValueError:  # not JSON keys: the tuples themselves
-        found = (paths, shapes)
+    known = [_known_shape(entry) for entry in source.entries or ()]
+    shapes = tuple(shape for _, shape in known)
+    numbers = tuple(number for number, _ in known)
+    if None in numbers or len(paths) + len(numbers) > _SMALL_LAYOUT:
+        return Layout(_layout_key_of(paths, shapes), paths, shapes)
+    try:  # the paths' typed bytes (``1`` and ``True`` are equal tuple items) with the entries' shape numbers
+        found: Any = (marshal.dumps(paths, 2), numbers)
+    except ValueError:
+        return Layout(_layout_key_of(paths, shapes), paths, shapes)
     key = _LAYOUT_KEYS.get(found)
     if key is None:
         if len(_LAYOUT_KEYS) >= _LAYOUTS_KEPT:
             _LAYOUT_KEYS.clear()  # keys are never reused (see below): old cached bases just go unused
         key = _LAYOUT_KEYS[found] = next(_LAYOUT_COUNTER)
     return Layout(key, paths, shapes)
+
+
+_SMALL_LAYOUT = 512
+"""Layouts up to this many paths and entries are keyed by their paths' bytes and shape numbers;
+bigger ones by a digest of all their typed bytes (``_layout_key_of``), so a key stays small."""
+
+
+def _layout_key_of(paths: tuple[Path, ...], shapes: tuple[tuple[Any, ...], ...]) -> int:
+    """The key of a layout named by its typed bytes (marshal, in C; kept as a digest: a big book's is large)."""
+    try:
+        found: Any = hashlib.blake2b(marshal.dumps((paths, shapes), 2), digest_size=16).digest()
+    except ValueError:  # not JSON keys: the tuples themselves
+        found = (paths, shapes)
+    key = _LAYOUT_KEYS.get(found)
+    if key is None:
+        if len(_LAYOUT_KEYS) >= _LAYOUTS_KEPT:
+            _LAYOUT_KEYS.clear()
+        key = _LAYOUT_KEYS[found] = next(_LAYOUT_COUNTER)
+    return key
+
+
+_SHAPES: dict[Any, tuple[int, tuple[Any, ...]]] = {}
+"""An entry's key skeleton (``_skeleton``) -> (shape number, ``_shape``): the entries of a run share a few."""
+_SHAPES_KEPT = 4096
+_SHAPE_COUNTER = itertools.count()
+"""Shape numbers are never reused (the cache may be cleared), so a number names one shape."""
+_NESTED = object()
+"""Marks a skeleton with nested objects (no key of a JSON entry is this object)."""
+
+
+def _known_shape(entry: dict[str, Any]) -> tuple[int | None, tuple[Any, ...]]:
+    """``(number, _shape(entry))``; the number is None when the entry's keys are not all strings
+    (``1`` and ``True`` are equal dict keys: only a skeleton of strings names one shape)."""
+    skeleton = _skeleton(entry)
+    hit = _SHAPES.get(skeleton)
+    if hit is not None:
+        return hit
+    shape = _shape(entry)
+    if not _all_strings(skeleton):
+        return None, shape
+    if len(_SHAPES) >= _SHAPES_KEPT:
+        _SHAPES.clear()
+    hit = _SHAPES[skeleton] = (next(_SHAPE_COUNTER), shape)
+    return hit
+
+
+def _skeleton(entry: dict[str, Any]) -> Any:
+    """The keys of ``entry`` in order with, for each non-empty dict value, its key and skeleton:
+    what decides ``_shape`` (cheaper to build than the shape: no path tuples)."""
+    nested = [(key, _skeleton(value)) for key, value in entry.items() if type(value) is dict and value]
+    return (_NESTED, tuple(entry), tuple(nested)) if nested else tuple(entry)
+
+
+def _all_strings(skeleton: Any) -> bool:
+    if skeleton and skeleton[0] is _NESTED:
+        _, keys, nested = skeleton
+        return all(type(k) is str for k in keys) and all(_all_strings(inner) for _, inner in nested)
+    return all(type(k) is str for k in skeleton)
 
 
 _LAYOUT_COUNTER = itertools.count()

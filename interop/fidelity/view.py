@@ -37,6 +37,9 @@ class CanonicalView:
     assets: dict[str, bytes] = field(default_factory=dict)
     members: dict[str, bytes] = field(default_factory=dict)
     image: bytes | None = None
+    typed: dict[str, bytes | None] = field(default_factory=dict, repr=False, compare=False)
+    """A section's strict-equality bytes (``field_diff.section_equal``), made when first compared: a
+    source view is compared with every target's output (views are read-only once made)."""
 
     def sections(self) -> Iterator[tuple[Path, Any]]:
         """``(prefix, subtree)`` pairs that together hold every field."""
