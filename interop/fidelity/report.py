@@ -90,11 +90,9 @@ class FidelityReport:
         base, tail = shared
         if base.counts is None:
             base.counts = _count(base.items)
-        if not tail:
-            return dict(base.counts)
-        counts = _count(tail)
-        for fate, n in base.counts.items():
-            counts[fate] += n
+        counts = dict(base.counts)
+        for item in tail:  # a few: the container parts, behaviour items
+            counts[item[1]] += 1
         return counts
 
     @property
@@ -117,9 +115,16 @@ class FidelityReport:
         """``(_base, the items after its own)`` when ``items`` still starts with exactly the base's items
         (none replaced since), else None."""
         base = self._base
-        if base is None or len(self.items) < len(base.items) or not all(map(operator.is_, self.items, base.items)):
+        if base is None:
             return None
-        return base, self.items[len(base.items) :]
+        n = len(base.items)
+        items = self.items
+        # equal items (in C: each compared by identity first) count and serialise as the base's do
+        if len(items) == n:
+            return (base, []) if items == base.listed else None
+        if len(items) < n or items[:n] != base.listed:
+            return None
+        return base, items[n:]
 
     def to_json_text(self) -> str:
         """``to_json()`` as compact JSON text (orjson when installed: a run stores one per output)."""
@@ -169,7 +174,7 @@ class FidelityReport:
             "warnings": list(self.warnings),
             "apps": [verdict.to_json() for verdict in self.apps],
             "added": list(self.added),
-            "findings": [f.to_json() for f in self.journal if f.fate != "added" or f.value is None]
+            "findings": [f.to_json() for f in self.journal.findings if f[0] != "added" or f[4] is None]
             if self.journal is not None
             else [],
             "entry_names": list(self.entry_names),
@@ -507,6 +512,11 @@ class Base:
     """Items of fields absent from an output whatever their value (e.g. a card's in a lorebook target)."""
     variants: dict[tuple[int, ...], Base] = field(default_factory=dict)
     """This base with some ``gone`` items in place, per their positions (``_variant``)."""
+    listed: list[FidelityItem] = field(default_factory=list)
+    """``items`` as a list, which a report's items are compared with (``FidelityReport._shared``)."""
+
+    def __post_init__(self) -> None:
+        self.listed = list(self.items)
 
 
 def _base_items(layout: Layout, unverified: bool, rules: RuleBook, target: str) -> Base:

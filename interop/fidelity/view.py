@@ -23,6 +23,7 @@ from ..transforms.risu_card_line import CARD_TEXT, strip_card_line
 
 _MISSING: Any = object()
 _FORMAT_LABELS = ("spec", "spec_version")
+_NOT_ROOT = frozenset(("data", *_FORMAT_LABELS))
 
 
 @dataclass
@@ -89,12 +90,11 @@ def view_of(doc: Document) -> CanonicalView:
     card = doc.card if doc.card is not None else mapped_card(doc)  # a NovelAI scenario/story: its text is a card's
     if card is not None:
         raw, filled = _v3_dump(card)
-        view.root = {k: v for k, v in raw.items() if k not in ("data", *_FORMAT_LABELS)}
+        view.root = {k: v for k, v in raw.items() if k not in _NOT_ROOT}
         data = dict(raw.get("data") or {})
         data.update(restored_dates(data))  # an ISO date written as a number: compared as the source's string
-        for name in list(data):
-            if f"data.{name}" in filled:
-                del data[name]
+        for name in [f[5:] for f in filled if f.startswith("data.")]:  # usually none: an upgrade's defaults
+            data.pop(name, None)
         view.has_book_key = "character_book" in data
         book = data.pop("character_book", None)
         view.card = data
