@@ -212,7 +212,7 @@ def changed_fields(
 def _card_walk(card: dict[str, Any], other: Any, out: dict[Path, Any]) -> None:
     """Like ``_diff_dict`` but ``assets`` is one field per asset descriptor (as in ``leaves``)."""
     rest = {k: v for k, v in card.items() if k != "assets"}
-    if rest:
+    if rest and not _projected_equal(rest, other):
         _diff_dict(rest, other, ("card",), out)
     assets = card.get("assets", MISSING)
     if assets is MISSING:
@@ -226,6 +226,18 @@ def _card_walk(card: dict[str, Any], other: Any, out: dict[Path, Any]) -> None:
         found = theirs[i] if isinstance(theirs, list) and i < len(theirs) else MISSING
         if found is MISSING or not strict_equal(asset, found):
             out[("card", "assets", i)] = found
+
+
+def _projected_equal(mine: dict[str, Any], theirs: Any) -> bool:
+    """Whether ``theirs`` holds every key of ``mine`` strictly equal (keys only ``theirs`` has are
+    additions, not changes): then ``_diff_dict`` finds nothing. Checked in C (one ``==``, orjson)."""
+    if not isinstance(theirs, dict):
+        return False
+    projected = {k: theirs.get(k, MISSING) for k in mine}
+    if mine != projected:
+        return False
+    found = _strict_bytes(mine)
+    return found is not None and found == _strict_bytes(projected)
 
 
 def _diff_dict(mine: dict[str, Any], theirs: Any, prefix: Path, out: dict[Path, Any]) -> None:
