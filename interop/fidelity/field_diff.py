@@ -133,8 +133,10 @@ def shown_uri(uri: str) -> str:
     """An asset URI for people: a data URL (often megabytes of base64) by its media type and size."""
     if not uri.startswith("data:"):
         return uri
-    head, _, payload = uri.partition(",")
-    return f"{head},... ({len(payload):,} characters)"
+    comma = uri.find(",")  # not ``partition``: that copies the payload (often megabytes) only to count it
+    if comma < 0:
+        return f"{uri},... (0 characters)"
+    return f"{uri[:comma]},... ({len(uri) - comma - 1:,} characters)"
 
 
 def short(value: Any, limit: int = 60) -> str:
