@@ -193,6 +193,8 @@ def changed_fields(
             counterpart = other.get(("entry", j)) if j >= 0 else MISSING
             if counterpart is not MISSING and strict_equal(subtree, counterpart):
                 continue
+            if subtree and _projected_equal(subtree, counterpart):
+                continue  # e.g. the writer filled the entry's empty extensions: additions only
         else:
             counterpart = other.get(prefix)
             if counterpart is not MISSING and section_equal(source, other, prefix[0], subtree, counterpart):
@@ -231,15 +233,27 @@ def _card_walk(card: dict[str, Any], other: Any, out: dict[Path, Any]) -> None:
 
 
 def _projected_equal(mine: dict[str, Any], theirs: Any) -> bool:
-    """Whether ``theirs`` holds every key of ``mine`` strictly equal (keys only ``theirs`` has are
-    additions, not changes): then ``_diff_dict`` finds nothing. Checked in C (one ``==``, orjson)."""
-    if not isinstance(theirs, dict):
+    """Whether ``_diff_dict(mine, theirs)`` finds nothing, checked in C: ``theirs`` cut down to the keys of
+    ``mine`` (keys only ``theirs`` has are additions, and an empty object that came back with keys is
+    still there) is strictly equal to ``mine`` (one ``==``, then orjson bytes). False when unsure."""
+    if type(theirs) is not dict:
         return False
-    projected = {k: theirs.get(k, MISSING) for k in mine}
+    projected = _projection(mine, theirs)
     if mine != projected:
         return False
     found = _strict_bytes(mine)
     return found is not None and found == _strict_bytes(projected)
+
+
+def _projection(mine: dict[str, Any], theirs: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for key, value in mine.items():
+        found = theirs.get(key, MISSING)
+        if type(value) is dict and type(found) is dict and found is not value:
+            out[key] = _projection(value, found) if value else {}
+        else:
+            out[key] = found
+    return out
 
 
 def _diff_dict(mine: dict[str, Any], theirs: Any, prefix: Path, out: dict[Path, Any]) -> None:

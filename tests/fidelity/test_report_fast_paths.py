@@ -96,6 +96,11 @@ def test_entries_equal_but_not_strictly_are_walked() -> None:
     source = CanonicalView(kind="lorebook", book={"name": "B"}, entries=[{"id": 1}, {"id": 2}])
     output = CanonicalView(kind="lorebook", book={"name": "B"}, entries=[{"id": True}, {"id": 2}])
     assert changed_fields(source, output) == {("entry", 0, "id"): True}
+    grown = CanonicalView(kind="lorebook", book={}, entries=[{"k": [1], "extensions": {}}, {"extensions": {"x": 1}}])
+    filled = [{"k": [1], "extensions": {"d": 4}}, {"extensions": {"x": True, "y": 2}}]
+    assert changed_fields(grown, CanonicalView(kind="lorebook", book={}, entries=filled)) == {
+        ("entry", 1, "extensions", "x"): True
+    }
     card = CanonicalView(kind="card", card={"a": 1, "b": [0]})
     assert changed_fields(card, CanonicalView(kind="card", card={"a": 1, "b": [False], "assets": []})) == {
         ("card", "b"): [False]
