@@ -215,9 +215,12 @@ def changed_fields(
 
 def _card_walk(card: dict[str, Any], other: Any, out: dict[Path, Any]) -> None:
     """Like ``_diff_dict`` but ``assets`` is one field per asset descriptor (as in ``leaves``)."""
-    rest = {k: v for k, v in card.items() if k != "assets"}
-    if rest and not _projected_equal(rest, other):
-        _diff_dict(rest, other, ("card",), out)
+    if not isinstance(other, dict):  # no card in the output (a lorebook target): every field is missing
+        _all_missing({k: v for k, v in card.items() if k != "assets"}, ("card",), out)
+    else:
+        rest = {k: v for k, v in card.items() if k != "assets"}
+        if rest and not _projected_equal(rest, other):
+            _diff_dict(rest, other, ("card",), out)
     assets = card.get("assets", MISSING)
     if assets is MISSING:
         return

@@ -9,6 +9,7 @@ with spec defaults (``Card.filled``) were not in the file and are left out.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -67,10 +68,13 @@ class CanonicalView:
         elif head == "card" and len(path) == 2 and path[1] == "character_book":
             return None if self.has_book_key and self.book is None else _MISSING
         else:
-            node = {"root": self.root, "card": self.card, "book": self.book}.get(str(head))
+            name = head if type(head) is str else str(head)
+            node = _SECTIONS[name](self) if name in _SECTIONS else None
             if node is None:
                 return _MISSING
             rest = path[1:]
+            if not rest:
+                return node  # a whole section (``changed_fields`` asks for each)
         for segment in rest:
             if isinstance(segment, int):
                 if not isinstance(node, list) or segment >= len(node):
@@ -82,6 +86,12 @@ class CanonicalView:
 
 
 MISSING = _MISSING
+_SECTIONS = {
+    "root": operator.attrgetter("root"),
+    "card": operator.attrgetter("card"),
+    "book": operator.attrgetter("book"),
+}
+"""A path's first part -> its section of the view (no dict of the three built per look-up)."""
 
 
 def view_of(doc: Document) -> CanonicalView:
