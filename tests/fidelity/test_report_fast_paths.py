@@ -19,6 +19,7 @@ from interop.fidelity.added import added_fields
 from interop.fidelity.field_diff import changed_fields
 from interop.fidelity.report import FidelityItem, FidelityReport, _layout_of, _shape
 from interop.fidelity.view import CanonicalView
+from tests.png_bytes import solid_png
 
 # values that are == but not strictly equal (1, 1.0, True; 0.0, -0.0), NaN, and what orjson cannot write
 scalar = st.sampled_from([0, 1, 1.0, True, False, 0.0, -0.0, math.nan, None, "", "x", 2**70, [], {}])
@@ -189,3 +190,34 @@ def test_a_report_of_equal_items_shares_the_base_and_says_the_same() -> None:
 def _text(report: FidelityReport) -> str:
     """The report's JSON by the stdlib, from its plain ``to_json``."""
     return json.dumps(report.to_json(), ensure_ascii=False, separators=(",", ":"))
+
+
+def test_an_output_part_that_is_the_source_picture_is_judged_as_hashed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The picture's bytes found again in the output (PNG -> CCv3 data URL, PNG -> PNG) take the picture's
+    digest without hashing them again: the same results as hashing every part."""
+    from interop.fidelity import container_diff
+
+    picture = solid_png((4, 4), (1, 2, 3))
+    other = solid_png((4, 4), (9, 9, 9))
+    source = CanonicalView(kind="card", card={}, image=picture, assets={"embeded://x.png": other})
+    outputs = [
+        CanonicalView(kind="card", card={}, assets={"data:image/png": bytes(picture)}),
+        CanonicalView(kind="card", card={}, image=bytes(picture), assets={"embeded://x.png": other}),
+        CanonicalView(kind="card", card={}, image=other, members={"m": bytes(picture)}),
+        CanonicalView(kind="lorebook", book={}),
+    ]
+    fast = [list(container_diff.compare_containers(source, out, "ccv3")) for out in outputs]
+    hashed: list[bytes] = []
+    real = container_diff._digest
+
+    def counted(data: bytes) -> str:
+        hashed.append(data)
+        return real(data)
+
+    monkeypatch.setattr(container_diff, "_digest", counted)
+    plain = [list(container_diff.compare_containers(source, out, "ccv3")) for out in outputs]
+    assert fast == plain
+    assert [r.fate for r in fast[0]] == ["translated", "lost"]
+    assert [r.fate for r in fast[1]] == ["kept", "kept"]
+    # the source's own picture once per comparison (no document scope here), never its copies in the outputs
+    assert hashed.count(picture) == len(outputs)
