@@ -423,10 +423,10 @@ def _layout_of(source: CanonicalView) -> Layout:
     known = [_known_shape(entry) for entry in source.entries or ()]
     shapes = tuple(shape for _, shape in known)
     numbers = tuple(number for number, _ in known)
-    if None in numbers or len(paths) + len(numbers) > _SMALL_LAYOUT:
+    if None in numbers or len(numbers) > _SMALL_LAYOUT:
         return Layout(_layout_key_of(paths, shapes), paths, shapes)
-    try:  # the paths' typed bytes (``1`` and ``True`` are equal tuple items) with the entries' shape numbers
-        found: Any = (marshal.dumps(paths, 2), numbers)
+    try:  # the paths' typed bytes (``1`` and ``True`` are equal tuple items), as a digest, with the shape numbers
+        found: Any = (hashlib.blake2b(marshal.dumps(paths, 2), digest_size=16).digest(), numbers)
     except ValueError:
         return Layout(_layout_key_of(paths, shapes), paths, shapes)
     key = _LAYOUT_KEYS.get(found)
@@ -437,9 +437,9 @@ def _layout_of(source: CanonicalView) -> Layout:
     return Layout(key, paths, shapes)
 
 
-_SMALL_LAYOUT = 512
-"""Layouts up to this many paths and entries are keyed by their paths' bytes and shape numbers;
-bigger ones by a digest of all their typed bytes (``_layout_key_of``), so a key stays small."""
+_SMALL_LAYOUT = 64
+"""Layouts of up to this many entries are keyed by their entries' shape numbers (and their other paths'
+digest); bigger books by a digest of all their typed bytes (``_layout_key_of``), so a kept key stays small."""
 
 
 def _layout_key_of(paths: tuple[Path, ...], shapes: tuple[tuple[Any, ...], ...]) -> int:
@@ -458,7 +458,9 @@ def _layout_key_of(paths: tuple[Path, ...], shapes: tuple[tuple[Any, ...], ...])
 
 _SHAPES: dict[Any, tuple[int, tuple[Any, ...]]] = {}
 """An entry's key skeleton (``_skeleton``) -> (shape number, ``_shape``): the entries of a run share a few."""
-_SHAPES_KEPT = 4096
+_SHAPES_KEPT = 2048
+_SHAPE_FIELDS = 256
+"""Shapes of up to this many fields are kept (with their skeletons: a bound on memory of a few MB)."""
 _SHAPE_COUNTER = itertools.count()
 """Shape numbers are never reused (the cache may be cleared), so a number names one shape."""
 _NESTED = object()
@@ -473,7 +475,7 @@ def _known_shape(entry: dict[str, Any]) -> tuple[int | None, tuple[Any, ...]]:
     if hit is not None:
         return hit
     shape = _shape(entry)
-    if not _all_strings(skeleton):
+    if len(shape) > _SHAPE_FIELDS or not _all_strings(skeleton):
         return None, shape
     if len(_SHAPES) >= _SHAPES_KEPT:
         _SHAPES.clear()
