@@ -149,7 +149,7 @@ def added_fields(source: CanonicalView, output: CanonicalView) -> list[str]:
 _LINES: dict[tuple[tuple[int, ...], tuple[tuple[str, str], ...]], tuple[str, ...]] = {}
 _LINES_KEPT = 1024
 """The lines of the counted rows (``_lines``): the cards of a run add the same defaults to their entries."""
-_LINES_ROWS = 256
+_LINES_ROWS = 64
 """Rows of one report at most for its lines to be kept (a bound on memory: values are short)."""
 
 
