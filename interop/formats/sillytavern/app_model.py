@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import json
 import marshal
+from dataclasses import dataclass
 from typing import Any
 
 from ...appmodel.verdict import AppModel, AppVerdict, Finding
@@ -67,24 +68,99 @@ def source_settings(doc: Document) -> list[dict[str, Any]]:
 
 
 def findings(source: Document, output: bytes, target_format: str) -> AppVerdict:
-    loaded = st.load(output, source.source)
+    return _findings(source, output, target_format, fast=True)
+
+
+def _findings(source: Document, output: bytes, target_format: str, *, fast: bool) -> AppVerdict:
+    """``fast``: a card book's entries are converted with ``card_entry_settings`` and an entry whose
+    compared settings are identical to the source's (the usual case) is counted at once; False runs
+    the model as spelled out (``st.load``, then every entry through ``_compare_entry``). Same verdict."""
+    imported = st.import_of(output)
     verdict = AppVerdict(st.APP)
-    if loaded is None:
+    if imported is None:
         verdict.notes.append(f"SillyTavern does not import a {target_format} file as a character or a world")
         return verdict
+    loaded, book = imported
     verdict.via = loaded.via
     verdict.notes.extend(loaded.notes)
-    mine = memoized("st_source_settings", source, (), lambda: source_settings(source))  # same for every target
-    raw = memoized("st_source_raw", source, (), lambda: _raw_entries(source))  # read-only, as ``mine``
-    if len(loaded.entries) != len(mine):
+    plan = memoized("st_source_plan", source, (), lambda: _plan(source))  # same for every target, read-only
+    mine = plan.settings
+    if book is None:
+        got_entries = loaded.entries
+    elif fast:
+        card = st.card_entries(book)
+        uids = st.card_uids(card)
+        got_entries = [st.card_entry_settings(e, i, uid) for i, (e, uid) in enumerate(zip(card, uids, strict=True))]
+    else:
+        got_entries = st.convert_character_book(book)
+    if len(got_entries) != len(mine):
         verdict.notes.append(
-            f"SillyTavern loads {len(loaded.entries)} entries from the output; the source has {len(mine)}"
+            f"SillyTavern loads {len(got_entries)} entries from the output; the source has {len(mine)}"
         )
-    for index, (want, got) in enumerate(zip(mine, loaded.entries, strict=False)):
+    raw: list[dict[str, Any]] | None = None
+    for index, (want, got) in enumerate(zip(mine, got_entries, strict=False)):
+        if fast:
+            fields, key = plan.fields[index], plan.keys[index]
+            if key is not None and _identical_to(key, plan.wants[index], tuple(map(got.get, fields))):
+                verdict.compared += len(fields)  # every setting came back as it was
+                continue
+        if raw is None:
+            raw = _raw(source)
         _compare_entry(index, want, got, raw[index] if index < len(raw) else {}, loaded.via, verdict)
     if source.card is not None and get_format(target_format).platform == st.APP:
-        _position_fallbacks(raw, verdict)
+        _position_fallbacks(_raw(source), verdict)
     return verdict
+
+
+def _raw(source: Document) -> list[dict[str, Any]]:
+    return memoized("st_source_raw", source, (), lambda: _raw_entries(source))  # read-only, as the plan
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """Per source (shared by every target): the settings it stands for, and per entry the settings
+    ``_compare_entry`` compares, their values and those values' marshal form (None: never identical)."""
+
+    settings: list[dict[str, Any]]
+    fields: list[tuple[str, ...]]
+    wants: list[tuple[Any, ...]]
+    keys: list[bytes | None]
+
+
+def _plan(source: Document) -> _Plan:
+    mine = source_settings(source)
+    entries = source.book.entries if source.book is not None else []
+    fields = [_fields(want, entries[i].has("comment") if i < len(entries) else False) for i, want in enumerate(mine)]
+    wants = [tuple(map(want.get, names)) for want, names in zip(mine, fields, strict=True)]
+    return _Plan(mine, fields, wants, [_marshalled(want) for want in wants])
+
+
+def _fields(want: dict[str, Any], commented: bool) -> tuple[str, ...]:
+    """The settings ``_compare_entry`` compares (``commented``: ``"comment" in raw``, which is
+    ``entry.has("comment")``: ``dump()`` holds exactly the fields set, and ``comment`` has no alias)."""
+    names = _NAMES_WITH_COMMENT if commented else _NAMES
+    extra = [n for n in ("displayIndex", "characterFilter") if n in want]
+    return (*names, *extra) if extra else names
+
+
+def _marshalled(values: tuple[Any, ...]) -> bytes | None:
+    """``values`` in the form ``_identical`` compares; None when ``_identical`` never holds for them."""
+    if float in map(type, values):
+        return None
+    try:
+        return marshal.dumps(values, 2)
+    except ValueError:
+        return None
+
+
+def _identical_to(key: bytes, want: tuple[Any, ...], got: tuple[Any, ...]) -> bool:
+    """``_identical(want, got)`` with ``want``'s marshal form already made (``key``, not None)."""
+    if want != got:
+        return False
+    try:
+        return marshal.dumps(got, 2) == key
+    except ValueError:
+        return False
 
 
 def _raw_entries(source: Document) -> list[dict[str, Any]]:
