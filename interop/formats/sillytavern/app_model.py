@@ -63,7 +63,7 @@ def source_settings(doc: Document) -> list[dict[str, Any]]:
     for key, entry in world_entries(doc.book, from_card=doc.card is not None).items():
         if isinstance(entry, dict):
             uid = entry.get("uid", int(key) if key.isdigit() else key)  # ST keys a world entry by its object key
-            out.append({**st.filled(entry), "uid": uid})
+            out.append({**st.TEMPLATE, **st.MISSING_IN_WORLD, **entry, "uid": uid})  # st.filled(entry), with its uid
     return out
 
 
