@@ -61,6 +61,17 @@ def test_card_entry_settings_equals_the_spelled_out_converter(entry: dict[str, A
     for index, uid in ((0, 0), (3, "x"), (5, None)):
         fast = st.card_entry_settings(entry, index, uid)
         assert _strict(fast) == _strict(st._from_card_entry(entry, index, uid)), (entry, index, uid)
+        values = st.card_entry_values(entry, index, uid)
+        assert _strict(values) == _strict(tuple(fast[name] for name in st.CARD_READS)), (entry, index, uid)
+
+
+def test_card_reads_are_what_the_converter_sets() -> None:
+    """Every compared setting outside ``CARD_READS`` keeps the template's value (or is absent)."""
+    entry = {"keys": ["k"], "comment": "c", "extensions": {flat: 7 for flat, _ in st.FLAT_READS.values()}}
+    converted = st._from_card_entry(entry, 0, 0)
+    for name in sillytavern_check._NAMES_WITH_COMMENT:
+        if name not in st.CARD_READS:
+            assert _strict(converted.get(name)) == _strict(st.TEMPLATE.get(name)), name
 
 
 def test_card_uids_are_convert_character_books() -> None:
@@ -125,6 +136,29 @@ def test_fast_verdict_equals_the_general_one(source: Any, target: str, data: byt
     if edited is not None:
         general = _verdict(source, edited, target, fast=False)
         assert _verdict(source, edited, target, fast=True) == general
+
+
+WORLD_WITH_FILTER = {
+    "entries": {
+        "0": {"uid": 0, "key": ["dock"], "content": "The docks.", "comment": "Docks", "displayIndex": 3,
+              "characterFilter": {"isExclude": False, "names": ["Ann"], "tags": []}},
+        "1": {"uid": 1, "key": ["inn"], "content": "An inn.", "characterFilter": {"names": [], "tags": []},
+              "depth": 2.5},
+        "2": {"uid": 2, "key": ["gate"], "content": "A gate.", "order": 5},
+    }
+}
+
+
+@pytest.mark.parametrize("target", ["ccv3", "lorebook_v3", "png", "sillytavern-card", "sillytavern-world"])
+def test_fast_verdict_on_settings_the_card_cannot_hold(target: str) -> None:
+    """A character filter (never read by the card import), a float and a display index: the fast
+    path sends those entries to the general comparison, with the same findings."""
+    source = api.read_bytes(json.dumps(WORLD_WITH_FILTER).encode(), filename="w.json")
+    data = api.write(source, target)
+    general = _verdict(source, data, target, fast=False)
+    assert _verdict(source, data, target, fast=True) == general
+    if target != "sillytavern-world":
+        assert any("characterFilter" in f["path"] or "character filter" in f["detail"] for f in general["findings"])
 
 
 def test_an_edited_output_has_findings() -> None:

@@ -226,6 +226,45 @@ _EMPTY: dict[str, Any] = {}
 _CONTAINERS = (list, dict)
 
 
+CARD_READS: tuple[str, ...] = (
+    "uid", "key", "keysecondary", "comment", "content", "constant", "selective", "order", "position", "disable",
+    "displayIndex", "triggers", *_FLAT_NAMES,
+)
+"""The settings ``convertCharacterBook`` sets from a card entry, in ``card_entry_values``' order
+(``addMemo`` and ``extensions`` aside; every other template field keeps the template's value)."""
+
+
+def card_entry_values(entry: dict[str, Any], index: int, uid: Any) -> tuple[Any, ...]:
+    """``card_entry_settings(entry, index, uid)``'s values of ``CARD_READS``, in that order, without
+    building the entry (the report compares these with the source's; a test holds them together)."""
+    get = entry.get
+    extensions = get("extensions")
+    ext_get = (extensions if isinstance(extensions, dict) else _EMPTY).get
+    secondary, comment, constant, selective = get("secondary_keys"), get("comment"), get("constant"), get("selective")
+    position, display, triggers = ext_get("position"), ext_get("display_index"), ext_get("triggers")
+    enabled = get("enabled")
+    flat = list(map(ext_get, _FLAT_KEYS))
+    if None in flat:  # JSON values: only null equals None
+        for i in _FALLBACK_AT:
+            if flat[i] is None:
+                flat[i] = _FLAT_FALLBACKS[i]
+    return (
+        uid,
+        get("keys"),
+        secondary if secondary or isinstance(secondary, _CONTAINERS) else [],
+        comment if comment or isinstance(comment, _CONTAINERS) else "",
+        get("content"),
+        constant if constant or isinstance(constant, _CONTAINERS) else False,
+        selective if selective or isinstance(selective, _CONTAINERS) else False,
+        get("insertion_order"),
+        position if position is not None else (0 if get("position") == "before_char" else 1),
+        not (enabled or isinstance(enabled, _CONTAINERS)),
+        display if display is not None else index,
+        triggers if triggers or isinstance(triggers, _CONTAINERS) else [],
+        *flat,
+    )
+
+
 def card_entry_settings(entry: dict[str, Any], index: int, uid: Any) -> dict[str, Any]:
     """``_from_card_entry(entry, index, uid)``, equal key for key and type for type (a test holds
     them together), with the JavaScript ``||``/``??``/truthiness inlined: the report runs it on

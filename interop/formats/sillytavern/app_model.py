@@ -72,9 +72,10 @@ def findings(source: Document, output: bytes, target_format: str) -> AppVerdict:
 
 
 def _findings(source: Document, output: bytes, target_format: str, *, fast: bool) -> AppVerdict:
-    """``fast``: a card book's entries are converted with ``card_entry_settings`` and an entry whose
-    compared settings are identical to the source's (the usual case) is counted at once; False runs
-    the model as spelled out (``st.load``, then every entry through ``_compare_entry``). Same verdict."""
+    """``fast``: a card book entry whose compared settings ``card_entry_values`` gives identical to the
+    source's (the usual case) is counted at once, any other goes through ``_compare_entry`` as
+    ``card_entry_settings`` converts it; False runs the model as spelled out (``convert_character_book``,
+    then every entry through ``_compare_entry``). The same verdict (tests/formats/test_sillytavern_app_fast.py)."""
     imported = st.import_of(output)
     verdict = AppVerdict(st.APP)
     if imported is None:
@@ -87,23 +88,24 @@ def _findings(source: Document, output: bytes, target_format: str, *, fast: bool
     mine = plan.settings
     if book is None:
         got_entries = loaded.entries
-    elif fast:
+    else:
         card = st.card_entries(book)
         uids = st.card_uids(card)
-        got_entries = [st.card_entry_settings(e, i, uid) for i, (e, uid) in enumerate(zip(card, uids, strict=True))]
-    else:
-        got_entries = st.convert_character_book(book)
+        got_entries = card if fast else st.convert_character_book(book)  # fast: converted entry by entry below
     if len(got_entries) != len(mine):
         verdict.notes.append(
             f"SillyTavern loads {len(got_entries)} entries from the output; the source has {len(mine)}"
         )
     raw: list[dict[str, Any]] | None = None
     for index, (want, got) in enumerate(zip(mine, got_entries, strict=False)):
-        if fast:
-            fields, key = plan.fields[index], plan.keys[index]
-            if key is not None and _identical_to(key, plan.wants[index], tuple(map(got.get, fields))):
-                verdict.compared += len(fields)  # every setting came back as it was
+        if fast and book is not None:
+            check = plan.checks[index]
+            if check.key is not None and _identical_to(
+                check.key, check.wants, tuple(map(st.card_entry_values(got, index, uids[index]).__getitem__, check.at))
+            ):
+                verdict.compared += len(check.fields)  # every setting came back as it was
                 continue
+            got = st.card_entry_settings(got, index, uids[index])
         if raw is None:
             raw = _raw(source)
         _compare_entry(index, want, got, raw[index] if index < len(raw) else {}, loaded.via, verdict)
@@ -117,22 +119,44 @@ def _raw(source: Document) -> list[dict[str, Any]]:
 
 
 @dataclass(frozen=True)
+class _Check:
+    """One source entry against a card entry ST converts: the settings ``_compare_entry`` compares
+    (``fields``), where ``card_entry_values`` gives those it sets (``at``), the source's values there
+    (``wants``) and their marshal form (``key``; None: ``_identical`` cannot hold, e.g. a float, or
+    a compared setting the converter leaves at the template's value differs from it)."""
+
+    fields: tuple[str, ...]
+    at: tuple[int, ...]
+    wants: tuple[Any, ...]
+    key: bytes | None
+
+
+@dataclass(frozen=True)
 class _Plan:
-    """Per source (shared by every target): the settings it stands for, and per entry the settings
-    ``_compare_entry`` compares, their values and those values' marshal form (None: never identical)."""
+    """Per source (shared by every target): the settings it stands for and each entry's ``_Check``."""
 
     settings: list[dict[str, Any]]
-    fields: list[tuple[str, ...]]
-    wants: list[tuple[Any, ...]]
-    keys: list[bytes | None]
+    checks: list[_Check]
+
+
+_READ_AT = {name: i for i, name in enumerate(st.CARD_READS)}
 
 
 def _plan(source: Document) -> _Plan:
     mine = source_settings(source)
     entries = source.book.entries if source.book is not None else []
-    fields = [_fields(want, entries[i].has("comment") if i < len(entries) else False) for i, want in enumerate(mine)]
-    wants = [tuple(map(want.get, names)) for want, names in zip(mine, fields, strict=True)]
-    return _Plan(mine, fields, wants, [_marshalled(want) for want in wants])
+    commented = [i < len(entries) and entries[i].has("comment") for i in range(len(mine))]
+    return _Plan(mine, [_check(want, _fields(want, c)) for want, c in zip(mine, commented, strict=True)])
+
+
+def _check(want: dict[str, Any], fields: tuple[str, ...]) -> _Check:
+    at = tuple(_READ_AT[n] for n in fields if n in _READ_AT)
+    wants = tuple(want.get(n) for n in fields if n in _READ_AT)
+    key = _marshalled(tuple(map(want.get, fields)))
+    for name in fields:
+        if key is not None and name not in _READ_AT and not _identical((want.get(name),), (st.TEMPLATE.get(name),)):
+            key = None
+    return _Check(fields, at, wants, None if key is None else marshal.dumps(wants, 2))
 
 
 def _fields(want: dict[str, Any], commented: bool) -> tuple[str, ...]:
