@@ -37,7 +37,7 @@ from ..memo import memoized
 from ..platform.registry import get_format
 from ..transforms.risu_card_line import CARD_TEXT
 from .added import added_fields
-from .apps import AppVerdict, app_verdicts
+from .apps import AppVerdict, app_verdicts, read_output
 from .behaviour import behaviour_items
 from .container_diff import ContainerResult
 from .field_diff import changed_fields, describe_change, short, shown_uri, strict_equal
@@ -316,8 +316,8 @@ def read_back(data: bytes, target_format: str, filename: str | None = None) -> D
     """
     fmt = get_format(target_format)
     try:
-        if fmt.read is not None:
-            return read_bytes(data, format=fmt.name, filename=filename)
+        if fmt.read is not None:  # read_bytes, its JSON parse left to the app models (apps.read_output)
+            return read_output(data, fmt.name, filename)
         for found in detect_all(data, filename):
             if get_format(found.format).read is not None:
                 return read_bytes(data, format=found.format, filename=filename)
