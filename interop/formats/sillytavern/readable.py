@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import marshal
 from typing import Any
 
 from ...model import Lorebook, LorebookEntry, as_bool
@@ -53,12 +54,14 @@ def _count(added: Added, index: int, path: tuple[str, ...], value: Any) -> None:
 
 _SCALARS: dict[tuple[type, Any], str] = {}
 """JSON of the scalar defaults the writers add (``false``, ``""``, ``100``): the same few values every time."""
+_CACHED = frozenset({str, int, bool, type(None)})
+"""Types whose equal values have one JSON text (not float: ``0.0 == -0.0``)."""
 
 
 def _as_json(value: Any) -> str:
-    if type(value) not in (str, int, bool, float, type(None)):
+    if value.__class__ not in _CACHED:
         return json.dumps(value, ensure_ascii=False)
-    key = (type(value), value)
+    key = (value.__class__, value)
     text = _SCALARS.get(key)
     if text is None:
         text = json.dumps(value, ensure_ascii=False)
@@ -219,15 +222,13 @@ def _direct_entry(
                 _count(added, index, (name,), value)
     source = entry.extensions
     extensions = dict(source) if isinstance(source, dict) else {}
-    flat = _direct_flat(index, normal, full, extensions) if flat_keys else {}
-    for key, value in flat.items():
-        _count(added, index, ("extensions", key), value)
+    flat = _direct_flat(index, normal, full, extensions, added) if flat_keys else {}
     if "extensions" not in present and not flat:
         _count(added, index, ("extensions",), {})
     extensions.update(flat)
     if (
         entry.use_regex is True and not plain_keys and "risuai" not in extensions
-        and any(k in BY_FLAT for k in extensions)
+        and not _FLAT_KEY_SET.isdisjoint(extensions)
     ):  # _namespace_extra: a real use_regex next to flat keys
         ns = entry.ext(NAMESPACE).get("entry")
         ns = ns if isinstance(ns, dict) else None
@@ -239,21 +240,57 @@ def _direct_entry(
     return entry.model_copy(update=update)
 
 
-def _direct_flat(index: int, normal: LorebookEntry, full: dict[str, Any], extensions: dict[str, Any]) -> dict:
+_FLAT_KEYS = tuple(BY_FLAT)
+_FLAT_KEY_SET = frozenset(BY_FLAT)
+_FLAT_NATIVES = tuple(field.native for field in BY_FLAT.values())
+_IMMUTABLE = frozenset({str, int, float, bool, type(None)})
+_PATHS: dict[int, tuple[tuple[str | int, ...], ...]] = {}
+"""The ``added`` paths of every flat key of entry ``index`` (an entry without any): the same for every book."""
+_TEXTS: dict[bytes, tuple[str, ...]] = {}
+"""The JSON texts of a list of flat values, by the values' ``marshal`` bytes (which give the values
+back exactly: equal bytes, equal values, equal JSON). Bounded; a typical card's entries share a few."""
+_MEMO_LIMIT = 1024
+
+
+def _direct_flat(
+    index: int, normal: LorebookEntry, full: dict[str, Any], extensions: dict[str, Any], added: Added
+) -> dict[str, Any]:
     """``_flat_to_write`` over ``_flat_keys_of(full, own, native_world=False)``: the flat keys the entry
-    lacks, each the entry's own native value (``own``), else the template-filled one.
+    lacks, each the entry's own native value (``own``), else the template-filled one; each recorded
+    in ``added`` (``_count``).
 
     Without our namespace an entry's own natives hold no flat field but ``caseSensitive``, whose
     own value is the template-filled one: ``own`` is then not needed (write_entry: the copy writers
     of namespace fields, ``_write_match``/``_recursion``/``_group`` and the records read the namespace)."""
-    missing = [(key, field) for key, field in BY_FLAT.items() if key not in extensions]
-    if not missing:
-        return {}
+    if _FLAT_KEY_SET.isdisjoint(extensions):
+        keys, natives_ = _FLAT_KEYS, _FLAT_NATIVES
+    else:
+        pairs = [(key, native) for key, native in zip(_FLAT_KEYS, _FLAT_NATIVES, strict=True) if key not in extensions]
+        if not pairs:
+            return {}
+        keys, natives_ = tuple(k for k, _ in pairs), tuple(n for _, n in pairs)
     ns = normal.ext(NAMESPACE).get("entry")
-    own = native_from_entry(normal, template=False, index=index) if isinstance(ns, dict) and ns else {}
+    if isinstance(ns, dict) and ns:
+        keys, values = _flat_values(normal, native_from_entry(normal, template=False, index=index), full, keys)
+    else:
+        try:  # the common case, at C speed: every value from the template-filled natives
+            values = list(map(full.__getitem__, natives_))
+        except KeyError:
+            keys, values = _flat_values(normal, {}, full, keys)
+    if not _IMMUTABLE.issuperset(map(type, values)):
+        values = [v if v.__class__ in _IMMUTABLE else copy_value(v) for v in values]
+    _record_flat(added, index, keys, values)
+    return dict(zip(keys, values, strict=True))
+
+
+def _flat_values(
+    normal: LorebookEntry, own: dict[str, Any], full: dict[str, Any], keys: tuple[str, ...]
+) -> tuple[tuple[str, ...], list[Any]]:
+    """The flat keys that get a value and their values, key by key (``_flat_keys_of``, ``_flat_to_write``)."""
     foreign: dict[str, Any] | None = None
-    out = {}
-    for key, field in missing:
+    out_keys, values = [], []
+    for key in keys:
+        field = BY_FLAT[key]
         native = field.native
         if native in own:
             value = own[native]
@@ -268,5 +305,30 @@ def _direct_flat(index: int, normal: LorebookEntry, full: dict[str, Any], extens
                 value = import_fallback(key)
             else:
                 continue
-        out[key] = copy_value(value)
-    return out
+        out_keys.append(key)
+        values.append(value)
+    return tuple(out_keys), values
+
+
+def _record_flat(added: Added, index: int, keys: tuple[str, ...], values: list[Any]) -> None:
+    """``_count`` of each flat key: paths and JSON texts from bounded memos (C-speed joins)."""
+    if keys is _FLAT_KEYS:
+        paths = _PATHS.get(index)
+        if paths is None:
+            paths = tuple(("entry", index, "extensions", key) for key in keys)
+            if len(_PATHS) < _MEMO_LIMIT:
+                _PATHS[index] = paths
+    else:
+        paths = tuple(("entry", index, "extensions", key) for key in keys)
+    try:
+        packed: bytes | None = marshal.dumps(values)
+    except ValueError:  # not a JSON value marshal knows (never from a JSON file)
+        packed = None
+    texts = _TEXTS.get(packed) if packed is not None else None
+    if texts is None:
+        texts = tuple(map(_as_json, values))
+        if packed is not None:
+            if len(_TEXTS) >= _MEMO_LIMIT:
+                _TEXTS.clear()
+            _TEXTS[packed] = texts
+    added.extend(zip(paths, texts, strict=True))
