@@ -200,11 +200,16 @@ def _fixed_template(field: WorldField) -> Any:
     return field.template_default(for_card=True) if field.has_default else ABSENT
 
 
-def _plan_row(field: WorldField) -> tuple[WorldField, Callable[[WorldField, _View], Any], str, str | None, Any]:
+def _plan_row(
+    field: WorldField,
+) -> tuple[WorldField, Callable[[WorldField, _View], Any], str, str | None, Any, bool]:
     """A field, its writer, its native name, its namespace key if it is a ``copy`` field kept in our
-    namespace (absent there: the field is not in the entry), and its template value when fixed."""
+    namespace (absent there: the field is not in the entry), its template value when fixed, and
+    whether a null takes the template's value (``_null_takes_fallback`` with the template)."""
     writer = _writer_of(field)
-    return field, writer, field.native, field.ns_key if writer is _write_copy_ns else None, _fixed_template(field)
+    ns_key = field.ns_key if writer is _write_copy_ns else None
+    null_fallback = field.default is not None or not field.has_default
+    return field, writer, field.native, ns_key, _fixed_template(field), null_fallback
 
 
 _PLAN = tuple(_plan_row(field) for field in FIELDS)
@@ -242,12 +247,13 @@ def native_by_plan(view: _View) -> dict[str, Any]:
     """``native_from_entry`` field by field (the general path)."""
     ns, template = view.ns, view.template
     out: dict[str, Any] = {}
-    for field, writer, native, ns_key, fixed in _PLAN:
-        if ns_key is not None and ns_key not in ns:
-            # a namespace copy field the entry lacks: what _write_copy_ns gives, without the call
-            if not template:
-                continue
-            value = fixed if fixed is not _FROM_ENTRY else _template_value(field, view)
+    for field, writer, native, ns_key, fixed, null_fallback in _PLAN:
+        if ns_key is not None:  # what _write_copy_ns gives, without the call (most fields)
+            value = ns.get(ns_key, ABSENT)
+            if value is ABSENT or (value is None and template and null_fallback):
+                if not template:
+                    continue
+                value = fixed if fixed is not _FROM_ENTRY else _template_value(field, view)
         else:
             value = writer(field, view)
         if value is not ABSENT:
@@ -267,7 +273,7 @@ def _plain_template() -> tuple[dict[str, Any], tuple[tuple[WorldField, Callable[
     empty = _View(LorebookEntry(), {}, True, 0, Fill(), set())
     fixed_values: dict[str, Any] = {}
     depends = []
-    for field, writer, native, ns_key, fixed in _PLAN:
+    for field, writer, native, ns_key, fixed, _null in _PLAN:
         if ns_key is not None and fixed is not _FROM_ENTRY:
             value = fixed
         elif writer in _NS_ONLY:
