@@ -84,7 +84,7 @@ def _normalize_entry(index: int, entry: LorebookEntry, conflicts: list[Conflict]
         conflicts.append(_conflict(index, NAMESPACE_PATH, "extensions.sillytavern is not in our layout; left as it is"))
         return entry
     flat_keys = list(filter(_FLAT_KEYS.__contains__, extensions))  # C-speed: ~30 keys on an ST export
-    flat = dict(zip(flat_keys, map(extensions.__getitem__, flat_keys)))
+    flat = dict(zip(flat_keys, map(extensions.__getitem__, flat_keys), strict=True))
     ours = extensions.get(NAMESPACE)
     existing = ours.get("entry") if isinstance(ours, dict) else None
     if _nothing_to_fold(flat, existing):
