@@ -94,7 +94,9 @@ def _normalize_entry(index: int, entry: LorebookEntry, conflicts: list[Conflict]
     raw = {name: getattr(entry, name) for name in entry.model_fields_set}
     raw.update(entry.model_extra or {})
     before = dict(raw)
-    top, from_flat, _ = read_native_entry(dict(zip(map(_NATIVE_OF_FLAT.__getitem__, flat_keys), flat.values())))
+    top, from_flat, _ = read_native_entry(
+        dict(zip(map(_NATIVE_OF_FLAT.__getitem__, flat_keys), flat.values(), strict=True))
+    )
     ns: dict[str, Any] = copy.deepcopy(existing) if isinstance(existing, dict) else {}
     _fold_namespace(index, ns, from_flat, conflicts)
     _fold_case_sensitive(index, raw, top, flat, conflicts)
