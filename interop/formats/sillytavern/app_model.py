@@ -150,13 +150,20 @@ def _plan(source: Document) -> _Plan:
 
 
 def _check(want: dict[str, Any], fields: tuple[str, ...]) -> _Check:
-    at = tuple(_READ_AT[n] for n in fields if n in _READ_AT)
-    wants = tuple(want.get(n) for n in fields if n in _READ_AT)
-    key = _marshalled(tuple(map(want.get, fields)))
-    for name in fields:
-        if key is not None and name not in _READ_AT and not _identical((want.get(name),), (st.TEMPLATE.get(name),)):
-            key = None
-    return _Check(fields, at, wants, None if key is None else marshal.dumps(wants, 2))
+    at, read, others = _layout(fields)
+    wants = tuple(map(want.get, read))
+    key = _marshalled(wants)
+    if key is not None and others and not _identical(tuple(map(want.get, others)), tuple(map(st.TEMPLATE.get, others))):
+        key = None  # the converter leaves these at the template's value: identical only if the source's are
+    return _Check(fields, at, wants, key)
+
+
+@functools.lru_cache(maxsize=64)
+def _layout(fields: tuple[str, ...]) -> tuple[tuple[int, ...], tuple[str, ...], tuple[str, ...]]:
+    """Where ``card_entry_values`` gives each of ``fields`` it sets, those fields, and the others
+    (a handful of field lists: with or without comment, display index, character filter)."""
+    read = tuple(n for n in fields if n in _READ_AT)
+    return tuple(_READ_AT[n] for n in read), read, tuple(n for n in fields if n not in _READ_AT)
 
 
 def _fields(want: dict[str, Any], commented: bool) -> tuple[str, ...]:
