@@ -99,11 +99,11 @@ def _findings(source: Document, output: bytes, target_format: str, *, fast: bool
     raw: list[dict[str, Any]] | None = None
     for index, (want, got) in enumerate(zip(mine, got_entries, strict=False)):
         if fast and book is not None:
-            check = plan.checks[index]
-            if check.key is not None and _identical_to(
-                check.key, check.wants, tuple(map(st.card_entry_values(got, index, uids[index]).__getitem__, check.at))
+            fields, at, wants, key = plan.checks[index]
+            if key is not None and _identical_to(
+                key, wants, tuple(map(st.card_entry_values(got, index, uids[index]).__getitem__, at))
             ):
-                verdict.compared += len(check.fields)  # every setting came back as it was
+                verdict.compared += len(fields)  # every setting came back as it was
                 continue
             got = st.card_entry_settings(got, index, uids[index])
         if raw is None:
@@ -118,17 +118,11 @@ def _raw(source: Document) -> list[dict[str, Any]]:
     return memoized("st_source_raw", source, (), lambda: _raw_entries(source))  # read-only, as the plan
 
 
-@dataclass(frozen=True)
-class _Check:
-    """One source entry against a card entry ST converts: the settings ``_compare_entry`` compares
-    (``fields``), where ``card_entry_values`` gives those it sets (``at``), the source's values there
-    (``wants``) and their marshal form (``key``; None: ``_identical`` cannot hold, e.g. a float, or
-    a compared setting the converter leaves at the template's value differs from it)."""
-
-    fields: tuple[str, ...]
-    at: tuple[int, ...]
-    wants: tuple[Any, ...]
-    key: bytes | None
+_Check = tuple[tuple[str, ...], tuple[int, ...], tuple[Any, ...], "bytes | None"]
+"""One source entry against a card entry ST converts (a plain tuple: one per entry of every source):
+the settings ``_compare_entry`` compares, where ``card_entry_values`` gives those it sets, the
+source's values there, and their marshal form (None: ``_identical`` cannot hold, e.g. a float, or a
+compared setting the converter leaves at the template's value differs from it)."""
 
 
 @dataclass(frozen=True)
@@ -150,13 +144,20 @@ def _plan(source: Document) -> _Plan:
 
 
 def _check(want: dict[str, Any], fields: tuple[str, ...]) -> _Check:
-    at = tuple(_READ_AT[n] for n in fields if n in _READ_AT)
-    wants = tuple(want.get(n) for n in fields if n in _READ_AT)
-    key = _marshalled(tuple(map(want.get, fields)))
-    for name in fields:
-        if key is not None and name not in _READ_AT and not _identical((want.get(name),), (st.TEMPLATE.get(name),)):
-            key = None
-    return _Check(fields, at, wants, None if key is None else marshal.dumps(wants, 2))
+    at, read, others = _layout(fields)
+    wants = tuple(map(want.get, read))
+    key = _marshalled(wants)
+    if key is not None and others and not _identical(tuple(map(want.get, others)), tuple(map(st.TEMPLATE.get, others))):
+        key = None  # the converter leaves these at the template's value: identical only if the source's are
+    return fields, at, wants, key
+
+
+@functools.lru_cache(maxsize=64)
+def _layout(fields: tuple[str, ...]) -> tuple[tuple[int, ...], tuple[str, ...], tuple[str, ...]]:
+    """Where ``card_entry_values`` gives each of ``fields`` it sets, those fields, and the others
+    (a handful of field lists: with or without comment, display index, character filter)."""
+    read = tuple(n for n in fields if n in _READ_AT)
+    return tuple(_READ_AT[n] for n in read), read, tuple(n for n in fields if n not in _READ_AT)
 
 
 def _fields(want: dict[str, Any], commented: bool) -> tuple[str, ...]:
