@@ -20,7 +20,6 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from platformdirs import user_data_dir
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy import __version__ as sqlalchemy_version
 from sqlalchemy.engine import make_url
@@ -47,6 +46,8 @@ def default_url() -> str:
     env = os.environ.get(ENV_DB)
     if env:
         return env
+    from platformdirs import user_data_dir  # only for the default location
+
     return f"sqlite:///{Path(user_data_dir('interop')) / 'catalog.sqlite'}"
 
 
@@ -246,6 +247,8 @@ def default_data_dir(url: str) -> Path:
     if parsed.get_backend_name() == "sqlite" and parsed.database and parsed.database != ":memory:":
         db = Path(parsed.database)
         return db.with_name(db.name + ".data")
+    from platformdirs import user_data_dir  # only for the default location
+
     return Path(user_data_dir("interop")) / "data"
 
 
