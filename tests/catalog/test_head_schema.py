@@ -42,7 +42,7 @@ def _by_migrations(path: Path) -> None:
 
 
 def test_head_schema_is_current(tmp_path: Path) -> None:
-    assert head_schema.REVISION == head_revision()
+    assert head_revision() == head_schema.REVISION
     assert render_head_schema(tmp_path) == HEAD_SCHEMA_MODULE.read_text(encoding="utf-8"), (
         "the migrations or SQLAlchemy/Alembic changed: run `python -m interop.catalog.database --write-head-schema`"
     )
