@@ -10,7 +10,9 @@ Writing a document back into its own format changes nothing (identity rule).
 
 from __future__ import annotations
 
+import functools
 import json
+from itertools import repeat
 from typing import Any
 
 from .. import findings
@@ -44,7 +46,9 @@ def card_for(doc: Document, target: str) -> Card:
     card = as_card(doc)
     if doc.format == target or spec_of(card) == "v1":
         return card
-    update: dict[str, Any] = {name: value for name, value in required_defaults().items() if not card.data.has(name)}
+    missing = [name for name in _required_names() if not card.data.has(name)]
+    defaults = required_defaults() if missing else {}  # a deep copy of the table: only when a field is missing
+    update: dict[str, Any] = {name: defaults[name] for name in missing}
     for name, value in update.items():
         findings.record(
             "added", ("card", name), "a V3-required card field the source lacks", by=BY, value=json.dumps(value)
@@ -59,6 +63,11 @@ def card_for(doc: Document, target: str) -> Card:
     out.data.model_fields_set.update(update)
     out.filled = card.filled
     return out
+
+
+@functools.cache
+def _required_names() -> tuple[str, ...]:
+    return tuple(required_defaults())
 
 
 def _dates_for(card: Card, source_format: str, target: str) -> dict[str, Any]:
@@ -85,12 +94,25 @@ def book_for(doc: Document, target: str, book: Lorebook | None = None) -> Lorebo
         "st_readable_book",
         book,
         (from_card, flat_keys),
-        lambda: st_readable_book(book, from_card=from_card, flat_keys=flat_keys),
+        lambda: _readable_with_findings(st_readable_book, book, from_card, flat_keys),
     )
     journal = findings.current()
-    if journal is not None:  # recorded per write: the memo computes the book once per source
-        journal.added(added, ADDED_DETAIL, by=BY)
+    if journal is not None:  # recorded per write: the memo computes the book (and its findings) once per source
+        journal.findings.extend(added)
     return readable if target in NO_FLAT_KEYS else _risu_disabled_lines(readable)
+
+
+def _readable_with_findings(
+    st_readable_book: Any, book: Lorebook, from_card: bool, flat_keys: bool
+) -> tuple[Lorebook, list[findings.Finding]]:
+    """The ST-readable book and its ``added`` findings (what ``Journal.added`` records; immutable tuples)."""
+    readable, added = st_readable_book(book, from_card=from_card, flat_keys=flat_keys)
+    if not added:
+        return readable, []
+    # Finding("added", path, ADDED_DETAIL, BY, value) for each pair, built at C speed (~90 per typical card)
+    paths, values = zip(*added, strict=True)
+    fields = zip(repeat("added"), paths, repeat(ADDED_DETAIL), repeat(BY), values, strict=False)
+    return readable, list(map(tuple.__new__, repeat(findings.Finding), fields))
 
 
 def _risu_disabled_lines(book: Lorebook) -> Lorebook:

@@ -22,12 +22,14 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})  # deepcopy returns th
 
 def copy_value(value: Any) -> Any:
     """``copy.deepcopy``, without its cost for an immutable scalar (returned as it is) or a flat
-    list of them (a key list: a new list of the same items, which is what deepcopy makes)."""
+    list or dict of them (a key list: a new list of the same items, which is what deepcopy makes)."""
     kind = type(value)
     if kind in _SCALARS:
         return value
     if kind is list and all(type(item) in _SCALARS for item in value):
         return list(value)
+    if kind is dict and all(type(item) in _SCALARS for item in value.values()):
+        return dict(value)  # e.g. an entry's foreign `extensions`, most often {}
     return copy.deepcopy(value)
 
 

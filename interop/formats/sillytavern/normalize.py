@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+from itertools import filterfalse
 from typing import Any
 
 from ...jsonvalue import json_equal
@@ -82,13 +83,20 @@ def _normalize_entry(index: int, entry: LorebookEntry, conflicts: list[Conflict]
     if _layout_is_foreign(extensions):
         conflicts.append(_conflict(index, NAMESPACE_PATH, "extensions.sillytavern is not in our layout; left as it is"))
         return entry
-    flat = {k: v for k, v in extensions.items() if k in BY_FLAT}
+    flat_keys = list(filter(_FLAT_KEYS.__contains__, extensions))  # C-speed: ~30 keys on an ST export
+    flat = dict(zip(flat_keys, map(extensions.__getitem__, flat_keys), strict=True))
     ours = extensions.get(NAMESPACE)
     existing = ours.get("entry") if isinstance(ours, dict) else None
     if _nothing_to_fold(flat, existing):
         return entry
-    raw = entry.dump()
-    top, from_flat, _ = read_native_entry({BY_FLAT[k].native: v for k, v in flat.items()})
+    # The entry's top-level fields as ``dump()`` has them, not copied: the steps below only set
+    # top-level names, and the new entry takes the changed ones (no dump and validation round trip).
+    raw = {name: getattr(entry, name) for name in entry.model_fields_set}
+    raw.update(entry.model_extra or {})
+    before = dict(raw)
+    top, from_flat, _ = read_native_entry(
+        dict(zip(map(_NATIVE_OF_FLAT.__getitem__, flat_keys), flat.values(), strict=True))
+    )
     ns: dict[str, Any] = copy.deepcopy(existing) if isinstance(existing, dict) else {}
     _fold_namespace(index, ns, from_flat, conflicts)
     _fold_case_sensitive(index, raw, top, flat, conflicts)
@@ -101,10 +109,15 @@ def _normalize_entry(index: int, entry: LorebookEntry, conflicts: list[Conflict]
     else:
         kept_flat = set(BY_FLAT) if keep_flat else set()
     raw["extensions"] = _folded_extensions(extensions, ns, kept_flat)
-    return LorebookEntry.model_validate(raw)
+    return entry.model_copy(update={k: v for k, v in raw.items() if k not in before or before[k] is not v})
+
+
+_FLAT_KEYS = frozenset(BY_FLAT)
+_NATIVE_OF_FLAT = {flat: field.native for flat, field in BY_FLAT.items()}
 
 
 NAMESPACE_PATH = f"extensions.{NAMESPACE}"
+_FLAT_AND_OURS = frozenset({*BY_FLAT, NAMESPACE})
 
 
 def _fold_namespace(index: int, ns: dict[str, Any], from_flat: dict[str, Any], conflicts: list[Conflict]) -> None:
@@ -169,7 +182,8 @@ def _restore_card_fields(index: int, raw: dict[str, Any], stash: Stash, conflict
 
 
 def _folded_extensions(extensions: dict[str, Any], ns: dict[str, Any], kept_flat: set[str]) -> dict[str, Any]:
-    new_ext = {k: v for k, v in extensions.items() if (k not in BY_FLAT or k in kept_flat) and k != NAMESPACE}
+    dropped = (_FLAT_KEYS - kept_flat) | {NAMESPACE} if kept_flat else _FLAT_AND_OURS
+    new_ext = {k: extensions[k] for k in filterfalse(dropped.__contains__, extensions)}  # foreign keys only
     other = extensions.get(NAMESPACE)
     if isinstance(other, dict):
         new_ext[NAMESPACE] = {**{k: v for k, v in other.items() if k != "entry"}, "entry": ns}

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
+import marshal
 from typing import Any
 
-from ...model import Lorebook, LorebookEntry
+from ...model import Lorebook, LorebookEntry, as_bool
 from .card import card_book_from_lorebook
-from .fields import BY_FLAT, REQUIRED_ENTRY_FIELDS, ST_TOP_LEVEL
-from .model import ADDED_FIELDS, CARD_FIELDS, NAMESPACE, book_ext
-from .world import st_exported_use_regex
-from .write_entry import Fill
+from .fields import BY_FLAT, REQUIRED_ENTRY_FIELDS, ST_TOP_LEVEL, copy_value
+from .model import ADDED_FIELDS, CARD_FIELDS, NAMESPACE, book_ext, foreign_extensions
+from .world import natives, normalized, st_exported_use_regex
+from .write_entry import Fill, native_from_entry
 
 Added = list[tuple[tuple[str | int, ...], str]]
 """What the writer adds to the source's entries: (report path, value as JSON), e.g.
@@ -29,6 +30,14 @@ def st_readable_book(book: Lorebook, *, from_card: bool = False, flat_keys: bool
     (``Added``), which the card-book writers record in the conversion's journal.
     ``flat_keys=False`` adds only (2): for a target whose app never reads entry ``extensions`` (Agnai).
     """
+    if book_ext(book).native_world is not True:
+        return _direct(book, from_card, flat_keys)
+    return via_card_book(book, from_card=from_card, flat_keys=flat_keys)
+
+
+def via_card_book(book: Lorebook, *, from_card: bool = False, flat_keys: bool = True) -> tuple[Lorebook, Added]:
+    """``st_readable_book`` through the whole ``sillytavern-card`` book (the general path: a book
+    read from a world file needs the card entry's namespace records; any book gives the same here)."""
     card = card_book_from_lorebook(book, from_card=from_card)
     added: Added = []
     entries = []
@@ -45,12 +54,14 @@ def _count(added: Added, index: int, path: tuple[str, ...], value: Any) -> None:
 
 _SCALARS: dict[tuple[type, Any], str] = {}
 """JSON of the scalar defaults the writers add (``false``, ``""``, ``100``): the same few values every time."""
+_CACHED = frozenset({str, int, bool, type(None)})
+"""Types whose equal values have one JSON text (not float: ``0.0 == -0.0``)."""
 
 
 def _as_json(value: Any) -> str:
-    if type(value) not in (str, int, bool, float, type(None)):
+    if value.__class__ not in _CACHED:
         return json.dumps(value, ensure_ascii=False)
-    key = (type(value), value)
+    key = (value.__class__, value)
     text = _SCALARS.get(key)
     if text is None:
         text = json.dumps(value, ensure_ascii=False)
@@ -148,3 +159,176 @@ def _namespace_extra(entry: LorebookEntry, written: dict[str, Any], extensions: 
     if has_flat and entry.use_regex is True and not fill.plain_keys and "risuai" not in extensions:
         extra[CARD_FIELDS] = {"use_regex": True}
     return extra
+
+
+# --- The direct path: a book not read from a world file -------------------------------------------
+# For such a book the card entry ``card_book_from_lorebook`` writes holds nothing
+# ``_readable_entry`` reads but (1) a few top-level values taken from the entry's template-filled
+# native (``_card_value``) and (2) its flat keys, each the entry's own native value or else the
+# template-filled one (``_flat_keys_of``); its namespace records (``world_extensions``) exist only
+# for a world file's book. So the direct path reads the template-filled natives, which are
+# memoized and shared with the report's SillyTavern app model, and builds each readable entry with
+# one ``model_copy`` instead of the card entry, a dump and a validation.
+# tests/formats/sillytavern/test_readable_direct.py checks it gives what ``via_card_book`` gives.
+
+_CARD_VALUE = {
+    "keys": "key", "secondary_keys": "keysecondary", "content": "content", "constant": "constant",
+    "selective": "selective", "insertion_order": "order",
+}  # fmt: skip
+"""Card-entry top-level fields ``_card_entry`` copies from a native field (``enabled`` is computed)."""
+
+
+def _card_value(name: str, full: dict[str, Any]) -> Any:
+    """The top-level value ``_card_entry`` writes for ``name`` (a required or ST top-level field)."""
+    if name == "enabled":
+        return not as_bool(full.get("disable"), False)
+    return full.get(_CARD_VALUE[name])
+
+
+def _direct(book: Lorebook, from_card: bool, flat_keys: bool) -> tuple[Lorebook, Added]:
+    plain = [st_exported_use_regex(e) for e in book.entries]
+    normal = normalized(book)[0]
+    fulls = natives(normal, True, from_card, plain)
+    added: Added = []
+    entries = [
+        _direct_entry(entry, index, normal.entries[index], fulls[index], added, plain[index], flat_keys)
+        for index, entry in enumerate(book.entries)
+    ]
+    return book.model_copy(update={"entries": entries}), added
+
+
+def _direct_entry(
+    entry: LorebookEntry,
+    index: int,
+    normal: LorebookEntry,
+    full: dict[str, Any],
+    added: Added,
+    plain_keys: bool,
+    flat_keys: bool,
+) -> LorebookEntry:
+    """``_readable_entry`` of a book that is not a world file's (see the comment above)."""
+    present = entry.model_fields_set | set(entry.model_extra or {})  # the keys of entry.dump()
+    update: dict[str, Any] = {}
+    for name, _native in REQUIRED_ENTRY_FIELDS:
+        if name not in present and name != "extensions":
+            value = entry.use_regex is True if name == "use_regex" else copy_value(_card_value(name, full))
+            update[name] = value
+            _count(added, index, (name,), value)
+    for name, _native, fallback in ST_TOP_LEVEL:
+        if name not in present:
+            value = _card_value(name, full)
+            if value is not None and value != fallback:
+                update[name] = copy_value(value)
+                _count(added, index, (name,), value)
+    source = entry.extensions
+    extensions = dict(source) if isinstance(source, dict) else {}
+    flat = _direct_flat(index, normal, full, extensions, added) if flat_keys else {}
+    if "extensions" not in present and not flat:
+        _count(added, index, ("extensions",), {})
+    extensions.update(flat)
+    if (
+        entry.use_regex is True and not plain_keys and "risuai" not in extensions
+        and not _FLAT_KEY_SET.isdisjoint(extensions)
+    ):  # _namespace_extra: a real use_regex next to flat keys
+        ns = entry.ext(NAMESPACE).get("entry")
+        ns = ns if isinstance(ns, dict) else None
+        if ns is None or CARD_FIELDS not in ns:
+            _count(added, index, ("extensions", NAMESPACE, "entry", CARD_FIELDS), {"use_regex": True})
+        ours = extensions.get(NAMESPACE) if isinstance(extensions.get(NAMESPACE), dict) else {}
+        extensions[NAMESPACE] = {**ours, "entry": {**(ns or {}), CARD_FIELDS: {"use_regex": True}}}
+    update["extensions"] = extensions
+    return entry.model_copy(update=update)
+
+
+_FLAT_KEYS = tuple(BY_FLAT)
+_FLAT_KEY_SET = frozenset(BY_FLAT)
+_FLAT_NATIVES = tuple(field.native for field in BY_FLAT.values())
+_IMMUTABLE = frozenset({str, int, float, bool, type(None)})
+_PATHS: dict[int, tuple[tuple[str | int, ...], ...]] = {}
+"""The ``added`` paths of every flat key of entry ``index`` (an entry without any): the same for every book."""
+_TEXTS: dict[bytes, tuple[str, ...]] = {}
+"""The JSON texts of a list of flat values, by the values' ``marshal`` bytes (which give the values
+back exactly: equal bytes, equal values, equal JSON). Bounded; a typical card's entries share a few."""
+_MEMO_LIMIT = 1024
+
+
+def _direct_flat(
+    index: int, normal: LorebookEntry, full: dict[str, Any], extensions: dict[str, Any], added: Added
+) -> dict[str, Any]:
+    """``_flat_to_write`` over ``_flat_keys_of(full, own, native_world=False)``: the flat keys the entry
+    lacks, each the entry's own native value (``own``), else the template-filled one; each recorded
+    in ``added`` (``_count``).
+
+    Without our namespace an entry's own natives hold no flat field but ``caseSensitive``, whose
+    own value is the template-filled one: ``own`` is then not needed (write_entry: the copy writers
+    of namespace fields, ``_write_match``/``_recursion``/``_group`` and the records read the namespace)."""
+    if _FLAT_KEY_SET.isdisjoint(extensions):
+        keys, natives_ = _FLAT_KEYS, _FLAT_NATIVES
+    else:
+        pairs = [(key, native) for key, native in zip(_FLAT_KEYS, _FLAT_NATIVES, strict=True) if key not in extensions]
+        if not pairs:
+            return {}
+        keys, natives_ = tuple(k for k, _ in pairs), tuple(n for _, n in pairs)
+    ns = normal.ext(NAMESPACE).get("entry")
+    if isinstance(ns, dict) and ns:
+        keys, values = _flat_values(normal, native_from_entry(normal, template=False, index=index), full, keys)
+    else:
+        try:  # the common case, at C speed: every value from the template-filled natives
+            values = list(map(full.__getitem__, natives_))
+        except KeyError:
+            keys, values = _flat_values(normal, {}, full, keys)
+    if not _IMMUTABLE.issuperset(map(type, values)):
+        values = [v if v.__class__ in _IMMUTABLE else copy_value(v) for v in values]
+    _record_flat(added, index, keys, values)
+    return dict(zip(keys, values, strict=True))
+
+
+def _flat_values(
+    normal: LorebookEntry, own: dict[str, Any], full: dict[str, Any], keys: tuple[str, ...]
+) -> tuple[tuple[str, ...], list[Any]]:
+    """The flat keys that get a value and their values, key by key (``_flat_keys_of``, ``_flat_to_write``)."""
+    foreign: dict[str, Any] | None = None
+    out_keys, values = [], []
+    for key in keys:
+        field = BY_FLAT[key]
+        native = field.native
+        if native in own:
+            value = own[native]
+        elif native in full:
+            value = full[native]
+        else:  # not reached for a template-filled native (every flat field has a value there); kept exact
+            if foreign is None:
+                foreign = foreign_extensions(normal.extensions)
+            if key in foreign:
+                value = foreign[key]
+            elif field.has_default and key != "display_index":
+                value = import_fallback(key)
+            else:
+                continue
+        out_keys.append(key)
+        values.append(value)
+    return tuple(out_keys), values
+
+
+def _record_flat(added: Added, index: int, keys: tuple[str, ...], values: list[Any]) -> None:
+    """``_count`` of each flat key: paths and JSON texts from bounded memos (C-speed joins)."""
+    if keys is _FLAT_KEYS:
+        paths = _PATHS.get(index)
+        if paths is None:
+            paths = tuple(("entry", index, "extensions", key) for key in keys)
+            if len(_PATHS) < _MEMO_LIMIT:
+                _PATHS[index] = paths
+    else:
+        paths = tuple(("entry", index, "extensions", key) for key in keys)
+    try:
+        packed: bytes | None = marshal.dumps(values)
+    except ValueError:  # not a JSON value marshal knows (never from a JSON file)
+        packed = None
+    texts = _TEXTS.get(packed) if packed is not None else None
+    if texts is None:
+        texts = tuple(map(_as_json, values))
+        if packed is not None:
+            if len(_TEXTS) >= _MEMO_LIMIT:
+                _TEXTS.clear()
+            _TEXTS[packed] = texts
+    added.extend(zip(paths, texts, strict=True))

@@ -200,11 +200,16 @@ def _fixed_template(field: WorldField) -> Any:
     return field.template_default(for_card=True) if field.has_default else ABSENT
 
 
-def _plan_row(field: WorldField) -> tuple[WorldField, Callable[[WorldField, _View], Any], str, str | None, Any]:
+def _plan_row(
+    field: WorldField,
+) -> tuple[WorldField, Callable[[WorldField, _View], Any], str, str | None, Any, bool]:
     """A field, its writer, its native name, its namespace key if it is a ``copy`` field kept in our
-    namespace (absent there: the field is not in the entry), and its template value when fixed."""
+    namespace (absent there: the field is not in the entry), its template value when fixed, and
+    whether a null takes the template's value (``_null_takes_fallback`` with the template)."""
     writer = _writer_of(field)
-    return field, writer, field.native, field.ns_key if writer is _write_copy_ns else None, _fixed_template(field)
+    ns_key = field.ns_key if writer is _write_copy_ns else None
+    null_fallback = field.default is not None or not field.has_default
+    return field, writer, field.native, ns_key, _fixed_template(field), null_fallback
 
 
 _PLAN = tuple(_plan_row(field) for field in FIELDS)
@@ -233,19 +238,74 @@ def native_from_entry(entry: LorebookEntry, template: bool, index: int, fill: Fi
     ns = entry.ext(NAMESPACE).get("entry")
     view = _View(entry, ns if isinstance(ns, dict) else {}, template, index, fill,
                  entry.model_fields_set | set(entry.model_extra or {}))
-    ns = view.ns
+    if template and not view.ns:
+        return _template_without_namespace(view)
+    return native_by_plan(view)
+
+
+def native_by_plan(view: _View) -> dict[str, Any]:
+    """``native_from_entry`` field by field (the general path)."""
+    ns, template = view.ns, view.template
     out: dict[str, Any] = {}
-    for field, writer, native, ns_key, fixed in _PLAN:
-        if ns_key is not None and ns_key not in ns:
-            # a namespace copy field the entry lacks: what _write_copy_ns gives, without the call
-            if not template:
-                continue
-            value = fixed if fixed is not _FROM_ENTRY else _template_value(field, view)
+    for field, writer, native, ns_key, fixed, null_fallback in _PLAN:
+        if ns_key is not None:  # what _write_copy_ns gives, without the call (most fields)
+            value = ns.get(ns_key, ABSENT)
+            if value is ABSENT or (value is None and template and null_fallback):
+                if not template:
+                    continue
+                value = fixed if fixed is not _FROM_ENTRY else _template_value(field, view)
         else:
             value = writer(field, view)
         if value is not ABSENT:
             out[native] = value if value.__class__ in _IMMUTABLE else copy_value(value)
-    _apply_records(out, view.ns, template)
+    _apply_records(out, ns, template)
+    return out
+
+
+_NS_ONLY = (_write_match, _write_recursion, _write_group, _write_filter)
+"""Writers that read nothing but the namespace (and the template flag)."""
+
+
+def _plain_template() -> tuple[dict[str, Any], tuple[tuple[WorldField, Callable[[WorldField, _View], Any], str], ...]]:
+    """For an entry without our namespace, template-filled: each native's value when it is the same for
+    every such entry (in table order, a mutable one as ``_FROM_ENTRY``: copied per entry), and the
+    fields whose value depends on the entry. Nothing of ``_apply_records`` applies (no records)."""
+    empty = _View(LorebookEntry(), {}, True, 0, Fill(), set())
+    fixed_values: dict[str, Any] = {}
+    depends = []
+    for field, writer, native, ns_key, fixed, _null in _PLAN:
+        if ns_key is not None and fixed is not _FROM_ENTRY:
+            value = fixed
+        elif writer in _NS_ONLY:
+            value = writer(field, empty)
+        else:
+            fixed_values[native] = _FROM_ENTRY
+            depends.append((field, _template_value if ns_key is not None else writer, native))
+            continue
+        if value is not ABSENT:
+            fixed_values[native] = value if value.__class__ in _IMMUTABLE else _FROM_ENTRY
+            if value.__class__ not in _IMMUTABLE:
+                depends.append((field, _copy_fixed(value), native))
+    return fixed_values, tuple(depends)
+
+
+def _copy_fixed(value: Any) -> Callable[[WorldField, _View], Any]:
+    return lambda field, view: copy_value(value)
+
+
+_PLAIN, _PLAIN_DEPENDS = _plain_template()
+
+
+def _template_without_namespace(view: _View) -> dict[str, Any]:
+    """``native_by_plan`` of a template-filled entry without our namespace: the fixed values of
+    ``_PLAIN`` (key order kept), then the fields that depend on the entry."""
+    out = dict(_PLAIN)
+    for field, writer, native in _PLAIN_DEPENDS:
+        value = writer(field, view)
+        if value is ABSENT:
+            del out[native]
+        else:
+            out[native] = value if value.__class__ in _IMMUTABLE else copy_value(value)
     return out
 
 
