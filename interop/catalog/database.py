@@ -389,6 +389,31 @@ def sqlite_dump(conn: sqlite3.Connection) -> tuple[list[tuple[Any, ...]], dict[s
     return schema, {name: sorted(conn.execute(f'SELECT * FROM "{name}"').fetchall()) for name in tables}
 
 
+def comparable_sql(sql: str | None) -> str | None:
+    """A schema statement with its table constraints sorted: Alembic's batch mode (a table recreated,
+    0006/0008) writes them in an order that varies from run to run, which SQLite gives no meaning.
+    Columns keep their order."""
+    if sql is None or not sql.startswith("CREATE TABLE") or not sql.endswith(")"):
+        return sql
+    head, _, body = sql[:-1].partition("(")
+    items, depth, start = [], 0, 0
+    for i, char in enumerate(body):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            items.append(body[start:i].strip())
+            start = i + 1
+    items.append(body[start:].strip())
+    columns = [item for item in items if not item.startswith("CONSTRAINT")]
+    constraints = sorted(item for item in items if item.startswith("CONSTRAINT"))
+    return f"{head}({', '.join(columns + constraints)})"
+
+
+def comparable_dump(conn: sqlite3.Connection) -> tuple[list[tuple[Any, ...]], dict[str, list[tuple[Any, ...]]]]:
+    """``sqlite_dump`` with ``comparable_sql`` statements: equal for two databases the migrations made."""
+    schema, rows = sqlite_dump(conn)
+    return [(kind, name, table, comparable_sql(sql)) for kind, name, table, sql in schema], rows
+
+
 def _literal(value: Any) -> str:
     if value is None:
         return "NULL"
