@@ -20,7 +20,6 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from platformdirs import user_data_dir
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy import __version__ as sqlalchemy_version
 from sqlalchemy.engine import make_url
@@ -47,6 +46,8 @@ def default_url() -> str:
     env = os.environ.get(ENV_DB)
     if env:
         return env
+    from platformdirs import user_data_dir  # only for the default location
+
     return f"sqlite:///{Path(user_data_dir('interop')) / 'catalog.sqlite'}"
 
 
@@ -246,6 +247,8 @@ def default_data_dir(url: str) -> Path:
     if parsed.get_backend_name() == "sqlite" and parsed.database and parsed.database != ":memory:":
         db = Path(parsed.database)
         return db.with_name(db.name + ".data")
+    from platformdirs import user_data_dir  # only for the default location
+
     return Path(user_data_dir("interop")) / "data"
 
 
@@ -384,6 +387,31 @@ def sqlite_dump(conn: sqlite3.Connection) -> tuple[list[tuple[Any, ...]], dict[s
     schema = conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY rowid").fetchall()
     tables = [name for kind, name, _, sql in schema if kind == "table" and not (sql or "").startswith("CREATE VIRTUAL")]
     return schema, {name: sorted(conn.execute(f'SELECT * FROM "{name}"').fetchall()) for name in tables}
+
+
+def comparable_sql(sql: str | None) -> str | None:
+    """A schema statement with its table constraints sorted: Alembic's batch mode (a table recreated,
+    0006/0008) writes them in an order that varies from run to run, which SQLite gives no meaning.
+    Columns keep their order."""
+    if sql is None or not sql.startswith("CREATE TABLE") or not sql.endswith(")"):
+        return sql
+    head, _, body = sql[:-1].partition("(")
+    items, depth, start = [], 0, 0
+    for i, char in enumerate(body):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            items.append(body[start:i].strip())
+            start = i + 1
+    items.append(body[start:].strip())
+    columns = [item for item in items if not item.startswith("CONSTRAINT")]
+    constraints = sorted(item for item in items if item.startswith("CONSTRAINT"))
+    return f"{head}({', '.join(columns + constraints)})"
+
+
+def comparable_dump(conn: sqlite3.Connection) -> tuple[list[tuple[Any, ...]], dict[str, list[tuple[Any, ...]]]]:
+    """``sqlite_dump`` with ``comparable_sql`` statements: equal for two databases the migrations made."""
+    schema, rows = sqlite_dump(conn)
+    return [(kind, name, table, comparable_sql(sql)) for kind, name, table, sql in schema], rows
 
 
 def _literal(value: Any) -> str:
