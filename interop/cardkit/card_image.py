@@ -4,6 +4,7 @@ a card is written into, and the type a picture's bytes show."""
 from __future__ import annotations
 
 import binascii
+import functools
 import hashlib
 import io
 import mimetypes
@@ -83,13 +84,20 @@ def _as_png(image: bytes) -> bytes:
 
 def default_avatar(name: str | None) -> bytes:
     """A plain deterministic 400x600 picture with the card's initial, for cards that have no image."""
-    from PIL import Image, ImageDraw, ImageFont
-
     label = (name or "?").strip()[:1].upper()
     if not label.isprintable() or "\ud800" <= label <= "\udfff":
         label = "?"
     digest = hashlib.sha256((name or "").encode("utf-8", "surrogatepass")).digest()
-    background = (64 + digest[0] % 128, 64 + digest[1] % 128, 64 + digest[2] % 128)
+    return _rendered_avatar(label, (64 + digest[0] % 128, 64 + digest[1] % 128, 64 + digest[2] % 128))
+
+
+@functools.lru_cache(maxsize=64)
+def _rendered_avatar(label: str, background: tuple[int, int, int]) -> bytes:
+    """The avatar's PNG: the letter and colour are all it depends on. Cached (64 x ~5 KB): rendering and
+    compressing one costs ~20 ms, and a run writes one card's avatar for each picture target
+    (png, NovelAI) and checks PNG sources against it (``is_default_avatar``)."""
+    from PIL import Image, ImageDraw, ImageFont
+
     img = Image.new("RGB", DEFAULT_AVATAR_SIZE, background)
     draw = ImageDraw.Draw(img)
     try:
