@@ -31,12 +31,9 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id", name=op.f("pk_report_parts")),
         sa.UniqueConstraint("sha256", name=op.f("uq_report_parts_sha256")),
     )
-    with op.batch_alter_table("fidelity_reports") as batch:
-        batch.add_column(sa.Column("part_id", sa.Integer(), nullable=True))
-        batch.add_column(sa.Column("part_at", sa.Integer(), nullable=True))
-        batch.create_foreign_key(
-            op.f("fk_fidelity_reports_part_id_report_parts"), "report_parts", ["part_id"], ["id"]
-        )
+    # plain ADD COLUMN (no batch mode): SQLite would copy the table, and every new catalog runs this
+    op.add_column("fidelity_reports", sa.Column("part_id", sa.Integer(), nullable=True))
+    op.add_column("fidelity_reports", sa.Column("part_at", sa.Integer(), nullable=True))
 
 
 def downgrade() -> None:
@@ -54,7 +51,6 @@ def downgrade() -> None:
             {"report": _joined(report, at, body), "id": row_id},
         )
     with op.batch_alter_table("fidelity_reports") as batch:
-        batch.drop_constraint(op.f("fk_fidelity_reports_part_id_report_parts"), type_="foreignkey")
         batch.drop_column("part_at")
         batch.drop_column("part_id")
     op.drop_table("report_parts")

@@ -274,13 +274,16 @@ class FidelityReport(Base):
     """``report.to_json()`` as JSON text, without the part stored in ``report_parts`` when
     ``part_id`` is set: read it through ``queries.report_text``, never directly."""
     # Revision 0008: a report's items (most of its bytes) are the same for every file of a layout.
-    part_id: Mapped[int | None] = mapped_column(ForeignKey("report_parts.id"))
-    """The shared text cut out of ``report`` (not indexed: parts are never deleted)."""
+    part_id: Mapped[int | None] = mapped_column(Integer)
+    """The ``report_parts`` row cut out of ``report``. No foreign key: parts are never deleted, and a
+    plain column is added without SQLite copying the whole table (which every new catalog would pay)."""
     part_at: Mapped[int | None] = mapped_column(Integer)
     """Where in ``report`` (a character offset) the part's text goes back."""
 
     migration: Mapped[Migration] = relationship(back_populates="report")
-    part: Mapped[ReportPart | None] = relationship()
+    part: Mapped[ReportPart | None] = relationship(
+        primaryjoin="foreign(FidelityReport.part_id) == ReportPart.id", viewonly=True
+    )
 
 
 class ReportPart(Base):
