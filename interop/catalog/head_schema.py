@@ -6,7 +6,7 @@ Remake with ``python -m interop.catalog.database --write-head-schema``; used by
 """
 
 REVISION = "0008"
-SCRIPTS_DIGEST = "13121d42750a80066ef0ff54dfe683175d9f8d5d832ab4c24b2f476c21ab22a9"
+SCRIPTS_DIGEST = "88d88d74567de506aad92d2826d398450b0e6cf1786065cc337bb252e293ab19"
 SQLALCHEMY = "2.1.9"
 ALEMBIC = "1.20.1"
 FTS5 = True
@@ -31,6 +31,7 @@ STATEMENTS = (
     "CREATE TABLE migrations (\n\tid INTEGER NOT NULL, \n\tsource_file_id INTEGER NOT NULL, \n\titem_kind VARCHAR(16) NOT NULL, \n\tcard_id INTEGER, \n\tlorebook_id INTEGER, \n\ttarget VARCHAR(64) NOT NULL, \n\tstatus VARCHAR(16) NOT NULL, \n\treason TEXT, \n\toutput_path TEXT, \n\toutput_sha256 VARCHAR(64), \n\tread_ms FLOAT NOT NULL, \n\tconvert_ms FLOAT NOT NULL, \n\treport_ms FLOAT NOT NULL, \n\tfinished_at DATETIME NOT NULL, \n\tCONSTRAINT pk_migrations PRIMARY KEY (id), \n\tCONSTRAINT fk_migrations_card_id_cards FOREIGN KEY(card_id) REFERENCES cards (id), \n\tCONSTRAINT fk_migrations_lorebook_id_lorebooks FOREIGN KEY(lorebook_id) REFERENCES lorebooks (id), \n\tCONSTRAINT fk_migrations_source_file_id_source_files FOREIGN KEY(source_file_id) REFERENCES source_files (id) ON DELETE CASCADE, \n\tCONSTRAINT uq_migrations_source_file_id_target UNIQUE (source_file_id, target)\n)",
     "CREATE INDEX ix_migrations_card_id ON migrations (card_id)",
     "CREATE INDEX ix_migrations_lorebook_id ON migrations (lorebook_id)",
+    "CREATE TABLE fidelity_reports (\n\tid INTEGER NOT NULL, \n\tmigration_id INTEGER NOT NULL, \n\tkept INTEGER NOT NULL, \n\ttranslated INTEGER NOT NULL, \n\tstashed INTEGER NOT NULL, \n\tapproximated INTEGER NOT NULL, \n\tlost INTEGER NOT NULL, \n\thas_losses BOOLEAN NOT NULL, \n\treport TEXT NOT NULL, not_applicable INTEGER DEFAULT '0' NOT NULL, kept_default INTEGER DEFAULT '0' NOT NULL, part_id INTEGER, part_at INTEGER, \n\tCONSTRAINT pk_fidelity_reports PRIMARY KEY (id), \n\tCONSTRAINT fk_fidelity_reports_migration_id_migrations FOREIGN KEY(migration_id) REFERENCES migrations (id) ON DELETE CASCADE, \n\tCONSTRAINT uq_fidelity_reports_migration_id UNIQUE (migration_id)\n)",
     "CREATE VIRTUAL TABLE entry_fts USING fts5(name, keys_text, content, content='lorebook_entries', content_rowid='id', tokenize='unicode61 remove_diacritics 2', detail=none)",
     "CREATE TRIGGER entry_fts_ai AFTER INSERT ON lorebook_entries BEGIN INSERT INTO entry_fts(rowid, name, keys_text, content) VALUES (new.id, new.name, new.keys_text, new.content); END",
     "CREATE TRIGGER entry_fts_ad AFTER DELETE ON lorebook_entries BEGIN INSERT INTO entry_fts(entry_fts, rowid, name, keys_text, content) VALUES ('delete', old.id, old.name, old.keys_text, old.content); END",
@@ -43,7 +44,6 @@ STATEMENTS = (
     "CREATE TABLE chat_sources (\n\tsource_file_id INTEGER NOT NULL, \n\tchat_id INTEGER NOT NULL, chat_index INTEGER DEFAULT '0' NOT NULL, \n\tCONSTRAINT pk_chat_sources PRIMARY KEY (source_file_id, chat_id), \n\tCONSTRAINT fk_chat_sources_chat_id_chats FOREIGN KEY(chat_id) REFERENCES chats (id) ON DELETE CASCADE, \n\tCONSTRAINT fk_chat_sources_source_file_id_source_files FOREIGN KEY(source_file_id) REFERENCES source_files (id) ON DELETE CASCADE\n)",
     "CREATE INDEX ix_chat_sources_chat_id ON chat_sources (chat_id)",
     "CREATE TABLE report_parts (\n\tid INTEGER NOT NULL, \n\tsha256 VARCHAR(64) NOT NULL, \n\tbody TEXT NOT NULL, \n\tCONSTRAINT pk_report_parts PRIMARY KEY (id), \n\tCONSTRAINT uq_report_parts_sha256 UNIQUE (sha256)\n)",
-    "CREATE TABLE \"fidelity_reports\" (\n\tid INTEGER NOT NULL, \n\tmigration_id INTEGER NOT NULL, \n\tkept INTEGER NOT NULL, \n\ttranslated INTEGER NOT NULL, \n\tstashed INTEGER NOT NULL, \n\tapproximated INTEGER NOT NULL, \n\tlost INTEGER NOT NULL, \n\thas_losses BOOLEAN NOT NULL, \n\treport TEXT NOT NULL, \n\tnot_applicable INTEGER DEFAULT '0' NOT NULL, \n\tkept_default INTEGER DEFAULT '0' NOT NULL, \n\tpart_id INTEGER, \n\tpart_at INTEGER, \n\tCONSTRAINT pk_fidelity_reports PRIMARY KEY (id), \n\tCONSTRAINT uq_fidelity_reports_migration_id UNIQUE (migration_id), \n\tCONSTRAINT fk_fidelity_reports_migration_id_migrations FOREIGN KEY(migration_id) REFERENCES migrations (id) ON DELETE CASCADE, \n\tCONSTRAINT fk_fidelity_reports_part_id_report_parts FOREIGN KEY(part_id) REFERENCES report_parts (id)\n)",
     "INSERT INTO entry_fts(entry_fts) VALUES ('rebuild')",
     "INSERT INTO \"alembic_version\" VALUES ('0008')",
 )
