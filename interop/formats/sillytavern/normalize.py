@@ -140,7 +140,7 @@ def read_flat(flat: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     if known is not None:
         top, ns = marshal.loads(known)
         return top, ns
-    top, ns, _ = read_native_entry(dict(zip(map(_NATIVE_OF_FLAT.__getitem__, flat), flat.values())))
+    top, ns, _ = read_native_entry(dict(zip(map(_NATIVE_OF_FLAT.__getitem__, flat), flat.values(), strict=True)))
     if key is not None:
         try:
             packed = marshal.dumps((top, ns))

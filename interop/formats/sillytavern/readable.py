@@ -321,10 +321,10 @@ def _direct_flat(
             flat[key] = copy_value(flat[key])
         return flat
     paths = [("entry", index, "extensions", key) for key in keys]
-    added.extend(zip(paths, map(_as_json, values)))
+    added.extend(zip(paths, map(_as_json, values), strict=True))
     if not _IMMUTABLE.issuperset(map(type, values)):  # values shared with the memoized natives: copies
         values = marshal.loads(packed) if packed is not None else list(map(copy_value, values))
-    return dict(zip(keys, values))
+    return dict(zip(keys, values, strict=True))
 
 
 def _paths(index: int) -> tuple[tuple[str | int, ...], ...]:
