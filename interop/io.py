@@ -5,8 +5,8 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import random
 import re
-import secrets
 import stat
 import time
 from collections.abc import Iterable
@@ -55,7 +55,8 @@ def read_limited(path: str | os.PathLike[str], limit: int) -> bytes:
         fd = os.open(name, flags)
     except OSError as exc:
         raise InteropError(exc.strerror or "cannot read file", file=str(name)) from None
-    with os.fdopen(fd, "rb", buffering=0) as handle:
+    # os.read on the descriptor, no file object: FileIO would fstat it again and buffer for nothing
+    try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise UnsafeInputError(f"not a regular file ({file_kind(info.st_mode)})", file=str(name))
@@ -67,24 +68,53 @@ def read_limited(path: str | os.PathLike[str], limit: int) -> bytes:
         want = max(info.st_size + 1, 65536)  # usually one read, and a second that proves the end
         try:
             while total <= limit:
-                block = handle.read(min(want, limit + 1 - total))
+                ask = min(want, limit + 1 - total)
+                block = os.read(fd, ask)
                 if not block:
                     break
                 parts.append(block)
                 total += len(block)
-                want = _BLOCK
+                # short: the end, which a 1-byte read proves (os.read allocates what it is asked for:
+                # a 1 MB ask is an mmap and munmap per file); full: the file grew, read on in blocks
+                want = _BLOCK if len(block) == ask else 1
         except OSError as exc:
             raise InteropError(exc.strerror or "cannot read file", file=str(name)) from None
+    finally:
+        os.close(fd)
     if total > limit:
         raise LimitExceededError(f"file has more than {limit} bytes (the limit)", file=str(name))
     return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
-def _same_file(a: Path, b: Path) -> bool:
+_MISSING = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})
+"""``stat`` errors that mean "no file there" (``pathlib.Path.exists`` returns False on these, raises on others)."""
+
+
+def _is_an_input(target: str, inputs: Iterable[str | os.PathLike[str]]) -> bool:
+    """Is ``target`` (links followed) one of ``inputs``: ``os.path.samefile`` with the target stat'ed once."""
     try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False
+        info = os.stat(target)
+    except OSError as exc:
+        if exc.errno in _MISSING:  # only an existing file can be one of the inputs
+            return False
+        raise
+    for source in inputs:
+        try:
+            other = os.stat(source)
+        except OSError:
+            continue
+        if other.st_ino == info.st_ino and other.st_dev == info.st_dev:
+            return True
+    return False
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """``data`` to ``fd`` with ``os.write`` (one call for a file; a short write is continued)."""
+    done = os.write(fd, data)
+    if done < len(data):
+        view = memoryview(data)
+        while done < len(view):
+            done += os.write(fd, view[done:])
 
 
 def write_atomic(
@@ -104,25 +134,39 @@ def write_atomic(
     umask), not mkstemp's private 0600.
     ``fsync=False`` skips the per-file flush to disk for bulk runs that sync
     once at the end and re-verify outputs when resumed (the catalog's migrate).
+
+    Plain ``os`` calls on a string path, no file object or ``Path`` arithmetic: a bulk run
+    writes thousands of small files, and a buffered file costs an fstat, an ioctl and an lseek
+    per file besides the Python work (open, write, close, rename is all an output needs).
     """
-    target = Path(path)
-    # Only an existing file can be one of the inputs; samefile also catches links.
-    if inputs and target.exists() and any(_same_file(target, Path(source)) for source in inputs):
-        raise OutputError("refusing to overwrite an input file", file=str(target))
+    target = os.fspath(path)
+    replace_atomically(target, data, inputs=inputs, fsync=fsync)
+    return Path(target)
+
+
+def replace_atomically(
+    target: str, data: bytes, *, inputs: Iterable[str | os.PathLike[str]] = (), fsync: bool = True
+) -> None:
+    """``write_atomic`` for a string path, returning nothing (the catalog's bulk writes)."""
+    if inputs and _is_an_input(target, inputs):
+        raise OutputError("refusing to overwrite an input file", file=str(Path(target)))
+    # the folder part with its separator: the temporary name is made with no os.path call
+    cut = (target.rfind(os.sep) if os.altsep is None else max(target.rfind(os.sep), target.rfind(os.altsep))) + 1
     try:
         try:
-            fd, tmp = _new_temp_file(target)
+            fd, tmp = _new_temp_file(target[:cut], target[cut:])
         except FileNotFoundError:  # the folder is made only when missing: a bulk run writes thousands of files
-            target.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = _new_temp_file(target)
+            os.makedirs(target[:cut], exist_ok=True)
+            fd, tmp = _new_temp_file(target[:cut], target[cut:])
     except OSError as exc:
         raise _output_error(exc, target) from None
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()  # a full disk must fail here, inside the try, not at an implicit close
+        try:
+            _write_all(fd, data)  # a full disk fails here, inside the try
             if fsync:
-                os.fsync(handle.fileno())
+                os.fsync(fd)
+        finally:
+            os.close(fd)  # may report a deferred write error (NFS): also inside the try
         os.replace(tmp, target)
     except BaseException as exc:
         with contextlib.suppress(OSError):
@@ -130,32 +174,39 @@ def write_atomic(
         if isinstance(exc, OSError):
             raise _output_error(exc, target) from None
         raise
-    return target
 
 
 _TEMP_FLAGS = (
     os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
 ) | getattr(os, "O_BINARY", 0)
 
+_names = random.Random()
+"""Temporary-name randomness, as ``tempfile``'s own name sequence (a ``random.Random``, reseeded in a
+forked child): the exclusive create, not the name, is what makes the file safe, and it saves the
+``getrandom`` call per output that ``secrets`` makes."""
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_names.seed)
 
-def _new_temp_file(target: Path) -> tuple[int, str]:
-    """A new file ``.<name>.XXXXXXXX.tmp`` beside ``target``, open for writing.
+
+def _new_temp_file(folder: str, name: str) -> tuple[int, str]:
+    """A new file ``.<name>.XXXXXXXX.tmp`` in ``folder`` (empty, or ending in a separator), beside
+    the target ``name``, open for writing.
 
     Made like ``tempfile.mkstemp`` (exclusive create, never through a link, a fresh random
     name on a collision), but with the mode a plain ``open()`` gives (0666 less the umask,
     applied by the system) instead of mkstemp's private 0600, so no ``fchmod`` is needed.
     """
     for _ in range(100):
-        tmp = os.path.join(target.parent, f".{target.name}.{secrets.token_hex(4)}.tmp")
+        tmp = f"{folder}.{name}.{_names.getrandbits(32):08x}.tmp"
         try:
             return os.open(tmp, _TEMP_FLAGS, 0o666), tmp
         except FileExistsError:
             continue
-    raise FileExistsError(errno.EEXIST, "no usable temporary file name", str(target.parent))
+    raise FileExistsError(errno.EEXIST, "no usable temporary file name", str(Path(folder or ".")))
 
 
-def _output_error(exc: OSError, target: Path) -> OutputError:
-    return OutputError(f"output could not be written safely: {exc.strerror or exc}", file=str(target))
+def _output_error(exc: OSError, target: str) -> OutputError:
+    return OutputError(f"output could not be written safely: {exc.strerror or exc}", file=str(Path(target)))
 
 
 STALE_TEMP_AGE_S = 3600.0

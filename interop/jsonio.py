@@ -141,6 +141,8 @@ def _orjson_float_differs(out: bytes) -> bool:
     string (then json is used, just slower); substring search keeps the usual case fast."""
     if b"0.0000" in out:
         return True
+    if b"-" not in out:  # one memchr; the "e-" search below stops at every "e" of the text
+        return False
     at = out.find(b"e-")
     while at != -1:
         # a digit, "e-", one digit: a one-digit exponent (Python always writes two)
@@ -150,24 +152,44 @@ def _orjson_float_differs(out: bytes) -> bool:
     return False
 
 
+_COMPACT_OPTIONS = _PRETTY_OPTIONS = 0
+if _orjson is not None:
+    # Refuse (TypeError, so json writes or refuses as before) what orjson would write and json
+    # not, or not alike: subclasses of str/int/list/dict, dataclasses, dates and times.
+    _COMPACT_OPTIONS = (
+        _orjson.OPT_PASSTHROUGH_SUBCLASS | _orjson.OPT_PASSTHROUGH_DATACLASS | _orjson.OPT_PASSTHROUGH_DATETIME
+    )
+    _PRETTY_OPTIONS = _COMPACT_OPTIONS | _orjson.OPT_INDENT_2
+
+
 def _pretty_fast(obj: Any) -> bytes | None:
     """``json.dumps(obj, ensure_ascii=False, indent=2)`` as UTF-8, written by orjson in C.
 
     The stdlib has no C encoder for indented output (its Python encoder takes
-    ~65 µs for a typical 6 KB card, this ~13 µs with the checks). orjson writes
-    the same bytes for the same data; where it would not, None is returned and
-    the caller uses json: values orjson refuses (lone surrogates, non-string
-    keys, huge ints), values it writes differently (NaN as null, tuples, enums:
-    caught by reading the output back and comparing), and small floats
-    (``_orjson_float_differs``).
+    ~65 µs for a typical 6 KB card, orjson ~10 µs). orjson writes the same bytes
+    for the same data: strings escaped alike (``"``, ``\\``, control characters;
+    non-ASCII, U+2028 and U+2029 as is), ints and floats alike (shortest repr, ``1e+16``),
+    ``[]``/``{}`` for empty containers, tuples as arrays, NaN and Infinity as ``null`` (what
+    ``dump_json`` writes for them too). Where it would not, None is returned and the caller
+    uses json: values orjson refuses (lone surrogates, non-string keys, ints past 64 bits,
+    nesting past 255, and by ``_PRETTY_OPTIONS`` subclasses, dataclasses, datetimes) and small
+    floats (``_orjson_float_differs``). Left to orjson: Enum members (a str or int Enum, the
+    only kind json writes, gives the same text) and ``uuid.UUID``, which json refuses and
+    interop's documents never hold. No read-back: it cost more than the dump.
     """
+    return _orjson_dump(obj, _PRETTY_OPTIONS)
+
+
+def _orjson_dump(obj: Any, options: int) -> bytes | None:
+    """orjson's text for ``obj`` (``_pretty_fast``'s rules; without ``OPT_INDENT_2`` json's
+    ``separators=(",", ":")`` form), or None where json is to write it."""
     if _orjson is None:
         return None
     try:
-        out = _orjson.dumps(obj, option=_orjson.OPT_INDENT_2)
+        out = _orjson.dumps(obj, option=options)
     except (TypeError, ValueError):  # orjson.JSONEncodeError is a TypeError
         return None
-    if _orjson_float_differs(out) or _orjson.loads(out) != obj:
+    if _orjson_float_differs(out):
         return None
     return out
 
@@ -220,10 +242,9 @@ def dump_json(obj: Any, *, pretty: bool = True) -> bytes:
     NaN and Infinity (from ``1e400`` or YAML ``.nan``) are written ``null``, as
     JSON.stringify does; lone surrogates are written ``\\uXXXX``.
     """
-    if pretty:
-        fast = _pretty_fast(obj)
-        if fast is not None:
-            return fast + b"\n"
+    fast = _orjson_dump(obj, _PRETTY_OPTIONS if pretty else _COMPACT_OPTIONS)
+    if fast is not None:
+        return fast + b"\n" if pretty else fast
     indent, separators, tail = (2, None, b"\n") if pretty else (None, (",", ":"), b"")
     text = dumps_text(obj, ensure_ascii=False, indent=indent, separators=separators)
     return encode_json_text(text) + tail

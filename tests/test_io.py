@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import io
 import os
 import subprocess
 import sys
@@ -19,22 +18,51 @@ from interop.io import write_atomic
 REPO = Path(__file__).resolve().parents[1]
 
 
-class _FullDisk(io.FileIO):
-    """The temporary file, on a disk that is full: every write fails with ENOSPC."""
+def _disk_full_after(room: int, monkeypatch: Any) -> None:
+    """Writes into temporary files (a disk holding ``room`` more bytes) stop short, then fail with ENOSPC."""
+    real = os.write
+    temps: set[int] = set()
+    real_open = os.open
 
-    def write(self, data: Any) -> int:
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    def open_(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        fd = real_open(path, flags, *args, **kwargs)
+        if str(path).endswith(".tmp"):
+            temps.add(fd)
+        return fd
+
+    def write(fd: int, data: Any) -> int:
+        nonlocal room
+        if fd not in temps:
+            return real(fd, data)
+        if room <= 0:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        done = real(fd, bytes(data[:room]))
+        room -= done
+        return done
+
+    monkeypatch.setattr(interop_io.os, "open", open_)
+    monkeypatch.setattr(interop_io.os, "write", write)
 
 
-def test_a_full_disk_is_an_output_error_and_leaves_no_temporary_file(tmp_path: Path, monkeypatch: Any) -> None:
-    def fdopen(fd: int, *args: Any, **kwargs: Any) -> Any:
-        return _FullDisk(fd, "wb")
-
-    monkeypatch.setattr(interop_io.os, "fdopen", fdopen)
+@pytest.mark.parametrize("room", [0, 3])
+def test_a_full_disk_is_an_output_error_and_leaves_no_temporary_file(
+    tmp_path: Path, monkeypatch: Any, room: int
+) -> None:
+    _disk_full_after(room, monkeypatch)  # room 3: a short write first, then the error
     with pytest.raises(OutputError, match="output could not be written safely: No space left on device") as info:
-        write_atomic(tmp_path / "card.json", b"{}")
+        write_atomic(tmp_path / "card.json", b'{"name": "x"}')
     assert info.value.file == str(tmp_path / "card.json")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_short_write_is_continued(tmp_path: Path, monkeypatch: Any) -> None:
+    real = os.write
+    monkeypatch.setattr(interop_io.os, "write", lambda fd, data: real(fd, bytes(data[:5])))
+    data = bytes(range(256)) * 3
+    write_atomic(tmp_path / "card.bin", data)
+    monkeypatch.undo()
+    assert (tmp_path / "card.bin").read_bytes() == data
+    assert [p.name for p in tmp_path.iterdir()] == ["card.bin"]
 
 
 def test_an_unwritable_place_is_an_output_error(tmp_path: Path) -> None:
@@ -82,8 +110,8 @@ def test_a_write_into_a_missing_folder_uses_a_temporary_name_the_stale_cleanup_k
     made: list[str] = []
     real = interop_io._new_temp_file
 
-    def spy(target: Path) -> tuple[int, str]:
-        fd, tmp = real(target)
+    def spy(folder: str, name: str) -> tuple[int, str]:
+        fd, tmp = real(folder, name)
         made.append(tmp)
         return fd, tmp
 
@@ -93,3 +121,28 @@ def test_a_write_into_a_missing_folder_uses_a_temporary_name_the_stale_cleanup_k
     assert out.read_bytes() == b"{}"
     assert len(made) == 1 and Path(made[0]).parent == out.parent and not Path(made[0]).exists()
     assert interop_io._TEMP_NAME.fullmatch(Path(made[0]).name)  # what remove_stale_temp_files deletes
+
+
+@pytest.mark.parametrize("how", ["same path", "symlink", "hard link"])
+def test_an_input_is_never_overwritten(tmp_path: Path, how: str) -> None:
+    source = tmp_path / "card.json"
+    source.write_bytes(b"source")
+    target = {"same path": source, "symlink": tmp_path / "link.json", "hard link": tmp_path / "hard.json"}[how]
+    if how == "symlink":
+        target.symlink_to(source)
+    elif how == "hard link":
+        os.link(source, target)
+    with pytest.raises(OutputError, match="refusing to overwrite an input file") as info:
+        write_atomic(target, b"output", inputs=[tmp_path / "other.json", str(source)])
+    assert info.value.file == str(target)
+    assert source.read_bytes() == b"source"
+
+
+def test_a_missing_target_or_another_file_is_written(tmp_path: Path) -> None:
+    source = tmp_path / "card.json"
+    source.write_bytes(b"source")
+    (tmp_path / "old.json").write_bytes(b"old")
+    for name in ("new.json", "old.json"):
+        write_atomic(tmp_path / name, b"output", inputs=[source, tmp_path / "gone.json"])
+        assert (tmp_path / name).read_bytes() == b"output"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["card.json", "new.json", "old.json"]

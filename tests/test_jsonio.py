@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
+import enum
 import json
+from collections import OrderedDict
 
 import pytest
 from hypothesis import given, settings
@@ -101,14 +105,62 @@ def test_pretty_output_is_byte_for_byte_the_stdlib_form(value: object) -> None:
     assert dump_json(value) == _stdlib_pretty(value)
 
 
+def _stdlib_compact(value: object) -> bytes:
+    text = json.dumps(_js_finite(value), ensure_ascii=False, separators=(",", ":"))
+    return "".join(f"\\u{ord(c):04x}" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text).encode("utf-8")
+
+
+@settings(max_examples=400, deadline=None)
+@given(_any_json)
+def test_compact_output_is_byte_for_byte_the_stdlib_form(value: object) -> None:
+    from interop.jsonio import dump_json
+
+    assert dump_json(value, pretty=False) == _stdlib_compact(value)
+
+
+class _Text(str):
+    pass
+
+
+class _Number(int):
+    pass
+
+
+class _Object(dict):  # type: ignore[type-arg]
+    pass
+
+
+class _Array(list):  # type: ignore[type-arg]
+    pass
+
+
+class _Level(enum.IntEnum):
+    HIGH = 3
+
+
+class _Kind(enum.StrEnum):
+    CARD = "card"
+
+
+_NESTED: list[object] = []
+for _ in range(300):  # orjson refuses past 255 levels, json goes on
+    _NESTED = [_NESTED]
+
+
 @pytest.mark.parametrize(
     "value",
-    [1e-5, -7.07e-06, 4.7e-09, 1e16, float("nan"), float("inf"), (1, 2), {1: "a"}, 2**70, "\ud83d", "0.00001 e-5"],
+    [
+        *(1e-5, -7.07e-06, 4.7e-09, 1e16, float("nan"), float("inf"), (1, 2), {1: "a"}, 2**70, "\ud83d"),
+        *("0.00001 e-5", '\u2028\u2029\x7f\x00\x1f"\\/\t\n'),
+        *(_Text("a"), _Number(7), _Object(a=[1]), _Array([1, "x"]), OrderedDict(b=1, a=2), {_Text("k"): 1}),
+        *(_Level.HIGH, _Kind.CARD, _NESTED, True, {"k": None}),
+    ],
 )
 def test_pretty_output_where_orjson_and_the_stdlib_differ(value: object) -> None:
     from interop.jsonio import dump_json
 
     assert dump_json({"v": value, "w": [value]}) == _stdlib_pretty({"v": value, "w": [value]})
+    assert dump_json({"v": value, "w": [value]}, pretty=False) == _stdlib_compact({"v": value, "w": [value]})
 
 
 def test_typical_card_output_takes_the_fast_path() -> None:
@@ -180,3 +232,18 @@ def test_loads_takes_orjson_for_a_typical_card(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(jsonio.json, "loads", None)  # json.loads not called
     assert jsonio.loads(card) == value
     assert jsonio.load_json(card)["data"]["name"] == "Ilse"
+
+
+
+@dataclasses.dataclass
+class _Record:
+    name: str = "x"
+
+
+@pytest.mark.parametrize("value", [datetime.date(2026, 11, 28), _Record()])
+def test_pretty_output_refuses_what_json_refuses(value: object) -> None:
+    """orjson would write dates and dataclasses; dump_json refuses them as the stdlib does."""
+    from interop.jsonio import dump_json
+
+    with pytest.raises(TypeError):
+        dump_json({"v": [value]})

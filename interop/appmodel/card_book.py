@@ -15,7 +15,20 @@ from typing import Any
 from ..containers.png import find_text, is_png, text_chunks
 from ..document import Document
 from ..jsonio import loads
+from ..memo import memoized
 from .verdict import AppVerdict
+
+_OUTPUT_JSON = "appmodel_output_json"
+"""Memo kind: an output's JSON text parsed (keyed on the output bytes object, read-only)."""
+
+
+def share_output_json(data: bytes, value: Any) -> None:
+    """Leave ``data``'s parsed JSON for ``parse_output`` in the open ``document_scope`` (the report's
+    read-back parsed the output already). ``value`` must be ``Probe(data).json``: ``load_json``'s
+    value is ``loads(data)`` whenever it has one and no BOM was stripped (it refuses more, never
+    reads differently); None (not JSON, refused) leaves nothing."""
+    if value is not None and not data.startswith(b"\xef\xbb\xbf"):
+        memoized(_OUTPUT_JSON, data, (), lambda: value)
 
 
 def parse_output(data: bytes) -> tuple[Any, str]:
@@ -34,7 +47,7 @@ def parse_output(data: bytes) -> tuple[Any, str]:
     if data[:2] == b"PK" or b"PK\x03\x04" in data[:1 << 16]:
         with zipfile.ZipFile(BytesIO(data)) as archive:
             return loads(archive.read("card.json")), "CHARX card.json"
-    return loads(data), "JSON"
+    return memoized(_OUTPUT_JSON, data, (), lambda: loads(data)), "JSON"  # maybe the read-back's parse
 
 
 def card_book(data: bytes) -> tuple[list[dict[str, Any]], str] | None:

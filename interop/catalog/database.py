@@ -10,8 +10,11 @@ schema instead of guessing.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import os
 import re
+import sqlite3
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -19,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from platformdirs import user_data_dir
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
+from sqlalchemy import __version__ as sqlalchemy_version
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
@@ -282,7 +286,8 @@ def open_catalog(url: str | None = None, *, create: bool = True, data_dir: Path 
         rev, has_tables = _state_after_upgrades(engine)
     head = head_revision()
     if rev is None and not has_tables and create:
-        upgrade_schema(engine)
+        if not _create_from_head_schema(engine):
+            upgrade_schema(engine)
     elif rev != head:
         engine.dispose()
         where = _safe(engine.url)
@@ -297,3 +302,176 @@ def open_catalog(url: str | None = None, *, create: bool = True, data_dir: Path 
             f"catalog schema is at revision {rev}, this interop needs {head}: {UPGRADE_HINT}", file=where
         )
     return Catalog(url=url, engine=engine, data_dir=data_dir or default_data_dir(url))
+
+
+# A new SQLite catalog is made from ``head_schema`` (the schema the migrations build, read off a
+# database they made) instead of by running them: importing Alembic and running its scripts was about
+# a third of the CPU of an ``interop migrate`` over one file. The snapshot is used only when what
+# decides the migrations' result is what it was made from: the scripts (and env.py), the SQLAlchemy and
+# Alembic versions that render their DDL, and FTS5 in this SQLite; otherwise Alembic runs as before.
+# ``python -m interop.catalog.database --write-head-schema`` remakes it; tests/catalog/test_head_schema.py
+# checks that it is current and that a catalog made from it equals one made by the migrations.
+
+HEAD_SCHEMA_MODULE = Path(__file__).with_name("head_schema.py")
+
+
+def scripts_digest() -> str:
+    """sha256 of the migration scripts and env.py, as shipped (what the migrations run)."""
+    folder = alembic_dir()
+    digest = hashlib.sha256()
+    for script in [folder / "env.py", *sorted((folder / "versions").glob("*.py"))]:
+        digest.update(f"{script.relative_to(folder).as_posix()}\0".encode())
+        digest.update(script.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _alembic_version() -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("alembic")
+    except PackageNotFoundError:
+        return None
+
+
+def _has_fts5(cursor: sqlite3.Cursor) -> bool:
+    return any(row[0] == "ENABLE_FTS5" for row in cursor.execute("PRAGMA compile_options"))
+
+
+def _create_from_head_schema(engine: Engine) -> bool:
+    """Create the head schema in an empty SQLite catalog from ``head_schema``, in one transaction.
+    False (nothing done) when the snapshot does not apply or the database is no longer empty."""
+    if engine.dialect.name != "sqlite":
+        return False
+    from . import head_schema
+
+    try:
+        current = scripts_digest()
+    except (OSError, CatalogError):
+        return False
+    if (current, sqlalchemy_version, _alembic_version()) != (
+        head_schema.SCRIPTS_DIGEST,
+        head_schema.SQLALCHEMY,
+        head_schema.ALEMBIC,
+    ):
+        return False
+    raw = engine.raw_connection()
+    try:
+        cursor = raw.cursor()
+        if _has_fts5(cursor) != head_schema.FTS5:
+            return False
+        cursor.execute("BEGIN IMMEDIATE")  # another process creating this catalog waits here
+        try:
+            if cursor.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+                raw.rollback()  # created meanwhile: the usual path judges it
+                return False
+            for statement in head_schema.STATEMENTS:
+                cursor.execute(statement)
+            raw.commit()
+        except sqlite3.Error:
+            raw.rollback()
+            return False  # nothing was made: the migrations run and report as before
+    except sqlite3.Error:
+        return False
+    finally:
+        raw.close()
+    return True
+
+
+def sqlite_dump(conn: sqlite3.Connection) -> tuple[list[tuple[Any, ...]], dict[str, list[tuple[Any, ...]]]]:
+    """A SQLite database's schema (sqlite_master in order, less page numbers) and every table's rows."""
+    schema = conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY rowid").fetchall()
+    tables = [name for kind, name, _, sql in schema if kind == "table" and not (sql or "").startswith("CREATE VIRTUAL")]
+    return schema, {name: sorted(conn.execute(f'SELECT * FROM "{name}"').fetchall()) for name in tables}
+
+
+def _literal(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    raise ValueError(f"head_schema: cannot write the value {value!r}")
+
+
+def head_schema_statements(path: Path) -> list[str]:
+    """The statements that rebuild the SQLite database at ``path`` (made by the migrations) in an empty
+    one: its schema objects in creation order (less those SQLite makes itself: indexes of constraints,
+    a virtual table's shadow tables) and the rows of its plain tables; checked by rebuilding it."""
+    source = sqlite3.connect(path)
+    target = sqlite3.connect(":memory:")
+    try:
+        schema, rows = sqlite_dump(source)
+        statements: list[str] = []
+        for _kind, name, _table, sql in schema:
+            made = target.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone()
+            if sql is None or made:
+                continue
+            target.execute(sql)
+            statements.append(sql)
+        _, made_rows = sqlite_dump(target)
+        for kind, name, _table, sql in schema:
+            if kind == "table" and " USING fts5(" in (sql or ""):
+                shadows = [t for t in rows if t.startswith(f"{name}_")]
+                if any(rows[t] != made_rows[t] for t in shadows):  # 0002 rebuilds the (empty) index
+                    statement = f"INSERT INTO {name}({name}) VALUES ('rebuild')"
+                    target.execute(statement)
+                    statements.append(statement)
+        _, made_rows = sqlite_dump(target)
+        for table, values in rows.items():
+            if values != made_rows.get(table):  # rows the migrations wrote (alembic_version)
+                for row in values:
+                    statement = f'INSERT INTO "{table}" VALUES ({", ".join(map(_literal, row))})'
+                    target.execute(statement)
+                    statements.append(statement)
+        if sqlite_dump(target) != (schema, rows):
+            raise RuntimeError("head_schema: the rebuilt database differs from the one the migrations made")
+        return statements
+    finally:
+        source.close()
+        target.close()
+
+
+def render_head_schema(workdir: Path) -> str:
+    """The text of ``head_schema.py`` for this installation (the migrations run in ``workdir``)."""
+    db = workdir / "head.sqlite"
+    engine = make_engine(f"sqlite:///{db}")
+    try:
+        upgrade_schema(engine)
+        with engine.connect() as conn:
+            fts5 = _has_fts5(conn.connection.driver_connection.cursor())
+    finally:
+        engine.dispose()
+    statements = head_schema_statements(db)
+    lines = [
+        "# ruff: noqa: E501",
+        '"""The SQLite catalog schema at head, as the migrations make it (generated: do not edit).',
+        "",
+        "Remake with ``python -m interop.catalog.database --write-head-schema``; used by",
+        "``database.open_catalog`` for a new catalog only when every key below still holds.",
+        '"""',
+        "",
+        f"REVISION = {json.dumps(head_revision())}",
+        f"SCRIPTS_DIGEST = {json.dumps(scripts_digest())}",
+        f"SQLALCHEMY = {json.dumps(sqlalchemy_version)}",
+        f"ALEMBIC = {json.dumps(_alembic_version())}",
+        f"FTS5 = {fts5!r}",
+        "STATEMENTS = (",
+        *(f"    {json.dumps(statement)}," for statement in statements),
+        ")",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    import sys
+    import tempfile
+
+    if sys.argv[1:] != ["--write-head-schema"]:
+        raise SystemExit("usage: python -m interop.catalog.database --write-head-schema")
+    with tempfile.TemporaryDirectory() as tmp:
+        HEAD_SCHEMA_MODULE.write_text(render_head_schema(Path(tmp)), encoding="utf-8")
+    print(f"wrote {HEAD_SCHEMA_MODULE}")

@@ -271,9 +271,31 @@ class FidelityReport(Base):
     lost: Mapped[int] = mapped_column(Integer)
     has_losses: Mapped[bool] = mapped_column(Boolean)
     report: Mapped[str] = mapped_column(Text)
-    """``report.to_json()`` as JSON text."""
+    """``report.to_json()`` as JSON text, without the part stored in ``report_parts`` when
+    ``part_id`` is set: read it through ``queries.report_text``, never directly."""
+    # Revision 0008: a report's items (most of its bytes) are the same for every file of a layout.
+    part_id: Mapped[int | None] = mapped_column(ForeignKey("report_parts.id"))
+    """The shared text cut out of ``report`` (not indexed: parts are never deleted)."""
+    part_at: Mapped[int | None] = mapped_column(Integer)
+    """Where in ``report`` (a character offset) the part's text goes back."""
 
     migration: Mapped[Migration] = relationship(back_populates="report")
+    part: Mapped[ReportPart | None] = relationship()
+
+
+class ReportPart(Base):
+    """Text shared by many fidelity reports (their items), stored once per content (revision 0008).
+
+    A report's items list is a function of the source's layout and the target, so a run over
+    thousands of cards of a few shapes stores a few of these instead of one per report.
+    """
+
+    __tablename__ = "report_parts"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    sha256: Mapped[str] = mapped_column(SHA, unique=True)
+    """SHA-256 of ``body`` as UTF-8."""
+    body: Mapped[str] = mapped_column(Text)
 
 
 class Run(Base):

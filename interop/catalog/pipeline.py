@@ -9,6 +9,7 @@ same bytes to the same deterministic names when started again.
 
 from __future__ import annotations
 
+import os
 import re
 import time
 import unicodedata
@@ -22,7 +23,7 @@ from ..conversion import report_of
 from ..document import Document
 from ..errors import ConversionError, InteropError
 from ..findings import Journal
-from ..io import read_limited, write_atomic
+from ..io import read_limited, replace_atomically
 from ..limits import DEFAULT_LIMITS, Limits
 from ..memo import document_scope
 from ..platform.registry import get_format
@@ -78,6 +79,23 @@ class RunConfig:
     limits: Limits = DEFAULT_LIMITS
     options: dict[str, Any] = field(default_factory=dict)
     """Writer options (``WriteContext.options``), e.g. ``embed_picture``."""
+    _folders: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    """``str(out_dir / target)`` per target, made once per run (``/assets``: the blob store's)."""
+
+    def folder(self, target: str) -> str:
+        """``str(out_dir / target)``: an output's path is then one ``os.path.join`` with its
+        (slash-free) name, the same string as the ``Path`` one for less work."""
+        folder = self._folders.get(target)
+        if folder is None:
+            folder = self._folders[target] = str(self.out_dir / target)
+        return folder
+
+    def blob_folder(self) -> str:
+        """``str(data_dir / "assets")``, the blob store (a format name never holds ``/``)."""
+        folder = self._folders.get("/assets")
+        if folder is None:
+            folder = self._folders["/assets"] = str(self.data_dir / "assets")
+        return folder
 
 
 _SLUG = re.compile(r"[^\w.-]+", re.UNICODE)
@@ -89,10 +107,17 @@ def slug(text: str, limit: int = 60) -> str:
     return cleaned[:limit] or "untitled"
 
 
-def output_path(config: RunConfig, doc: Document, sha256: str, target: str) -> Path:
-    """Deterministic name from content: identical inputs map to one output, reruns to the same file."""
-    stem = slug(doc.title or Path(doc.source or "item").stem)
-    return config.out_dir / target / f"{stem}-{sha256[:12]}{get_format(target).suffix}"
+def output_stem(doc: Document) -> str:
+    """The name part every output of ``doc`` shares: its title (else its file's stem), slugged."""
+    return slug(doc.title or Path(doc.source or "item").stem)
+
+
+def output_path(config: RunConfig, doc: Document, sha256: str, target: str, stem: str | None = None) -> str:
+    """Deterministic name from content: identical inputs map to one output, reruns to the same file.
+    (A string joined by ``os.path``: ``Path`` arithmetic costs more than the rest of an output's naming.)
+    ``stem``: ``output_stem(doc)``, made once for all targets of a file."""
+    stem = output_stem(doc) if stem is None else stem
+    return os.path.join(config.folder(target), f"{stem}-{sha256[:12]}{get_format(target).suffix}")
 
 
 def _ms(start: float) -> float:
@@ -116,7 +141,7 @@ def _already_done(config: RunConfig, sha256: str) -> bool:
     return True
 
 
-def write_output(path: Path, data: bytes, *, inputs: tuple[Path, ...] = ()) -> None:
+def write_output(path: str | Path, data: bytes, *, inputs: tuple[str | Path, ...] = ()) -> None:
     """Atomic replace (temp file + rename) without one fsync per file.
 
     An fsync per file costs more than a whole conversion and a run writes
@@ -125,14 +150,16 @@ def write_output(path: Path, data: bytes, *, inputs: tuple[Path, ...] = ()) -> N
     that is missing or differs. A killed process still never leaves a
     half-written file under a final name.
     """
-    write_atomic(path, data, inputs=inputs, fsync=False)
+    replace_atomically(os.fspath(path), data, inputs=inputs, fsync=False)
 
 
 def _internal(exc: BaseException) -> str:
     return f"internal error: {type(exc).__name__}: {exc}"
 
 
-def convert_target(config: RunConfig, doc: Document, sha256: str, target: str, source: Path) -> TargetOutcome:
+def convert_target(
+    config: RunConfig, doc: Document, sha256: str, target: str, source: Path, stem: str | None = None
+) -> TargetOutcome:
     start = time.perf_counter()
     try:
         written = write_with_journal(doc, target, pretty=config.pretty, **config.options)
@@ -149,13 +176,13 @@ def convert_target(config: RunConfig, doc: Document, sha256: str, target: str, s
     read = doc if output_sha256 == sha256 and target == doc.format else None
     _add_report(outcome, doc, target, data, written.journal, read)
     start = time.perf_counter()
-    path = output_path(config, doc, sha256, target)
+    path = output_path(config, doc, sha256, target, stem)
     try:
         write_output(path, data, inputs=(source,))
     except (InteropError, OSError) as exc:
         return TargetOutcome(target, "failed", reason=f"cannot write output: {exc}", convert_ms=outcome.convert_ms)
     outcome.write_ms = _ms(start)
-    outcome.output_path = str(path)
+    outcome.output_path = path
     outcome.output_sha256 = output_sha256
     return outcome
 
@@ -179,8 +206,8 @@ def _add_report(
 
 def store_blobs(config: RunConfig, doc: Document) -> None:
     for digest, data in blobs_of(doc).items():
-        path = config.data_dir / "assets" / digest[:2] / digest
-        if not path.is_file():
+        path = os.path.join(config.blob_folder(), digest[:2], digest)
+        if not os.path.isfile(path):  # content-addressed: a blob already stored holds these bytes
             write_output(path, data)
 
 
@@ -221,7 +248,8 @@ def process_file(config: RunConfig, path: Path) -> FileOutcome:
         return outcome
     outcome.write_ms = _ms(start)
     with document_scope():  # doc is only read from here on: its targets share the per-source work
-        outcome.targets = [convert_target(config, doc, sha256, t, path) for t in config.targets]
+        stem = output_stem(doc)
+        outcome.targets = [convert_target(config, doc, sha256, t, path, stem) for t in config.targets]
     return outcome
 
 

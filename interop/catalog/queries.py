@@ -30,6 +30,7 @@ from .models import (
     Migration,
     SourceFile,
 )
+from .report_parts import join_report
 from .search import Hit, search_entries
 
 SEARCH_BOOKS = 1000
@@ -307,8 +308,17 @@ def _migrations(session: Session, column: Any, item_id: int | None = None) -> li
     return rows
 
 
+def report_text(report: FidelityReport) -> str:
+    """The report's full JSON text (``report.to_json_text()`` as the run wrote it): what every reader
+    of a stored report goes through, since its shared part may be stored apart (``report_parts``)."""
+    part = report.part
+    if part is None or report.part_at is None:
+        return report.report
+    return join_report(report.report, report.part_at, part.body)
+
+
 def _report_items(report: FidelityReport) -> list[dict[str, Any]]:
-    data = json.loads(report.report)
+    data = json.loads(report_text(report))
     items = data.get("items") if isinstance(data, dict) else None
     return [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
 

@@ -21,23 +21,26 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import operator
 import sqlite3
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
-from typing import Any
+from itertools import chain
+from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, String, bindparam, delete, select
+from sqlalchemy import Connection, String
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 from ..errors import CatalogError
 from ..mappings import FATES
 from .database import Catalog
-from .models import Base, FidelityReport, Migration, SourceFile
+from .models import Base
 from .pipeline import FileOutcome, TargetOutcome
 from .records import BookRecord, CardRecord, ChatRecord
+from .report_parts import split_report
 
 _RETRIES = 5
 BatchHook = Callable[[Connection], None]
@@ -46,110 +49,171 @@ BatchHook = Callable[[Connection], None]
 
 _LINKS = ("card_assets", "card_sources", "lorebook_sources", "chat_sources")
 _SOURCE_UPDATE = ("format", "platform", "kind", "status", "error", "warnings")
-_REPORT_UPDATE = (*FATES, "has_losses", "report")
-_KEYED = {"lorebooks": "content_hash", "cards": "content_hash", "assets": "sha256", "chats": "content_hash"}
+_REPORT_UPDATE = (*FATES, "has_losses", "report", "part_id", "part_at")
+_KEYED = {
+    "lorebooks": "content_hash",
+    "cards": "content_hash",
+    "assets": "sha256",
+    "chats": "content_hash",
+    "report_parts": "sha256",
+}
 
 
-class _SqliteStatements:
-    """The recorder's statements for SQLite, built once (building a Core statement costs far more
-    than executing a cached one). Inserts that need ids use RETURNING, which SQLAlchemy sends as
-    multi-row VALUES (``insertmanyvalues``); the rest are ``executemany`` of one prepared statement."""
+class _Values(NamedTuple):
+    """A multi-row ``INSERT ... VALUES (...), (...) <tail>`` for SQLite, texts made per row count."""
 
-    def __init__(self) -> None:
-        insert = sqlite.insert
-        self.insert_new: dict[str, Any] = {}
-        self.select_ids: dict[str, Any] = {}
-        for name, key in _KEYED.items():
-            table = Base.metadata.tables[name]
-            self.insert_new[name] = (
-                insert(table).on_conflict_do_nothing(index_elements=[key]).returning(table.c.id, table.c[key])
-            )
-            self.select_ids[name] = select(table.c.id, table.c[key]).where(
-                table.c[key].in_(bindparam("keys", expanding=True))
-            )
+    head: str
+    tail: str
+    cols: tuple[str, ...]
+    row: Callable[[dict[str, Any]], tuple[Any, ...]]
+    """A row dict's values in ``cols`` order (``operator.itemgetter``: no Python loop per value)."""
 
-        source = SourceFile.__table__
-        stmt = insert(source)
-        self.source = stmt.on_conflict_do_update(
-            index_elements=["sha256"],
-            set_={k: stmt.excluded[k] for k in _SOURCE_UPDATE},
-            where=source.c.status != "imported",
-        ).returning(source.c.id, source.c.sha256)
-        self.select_ids["source_files"] = select(source.c.id, source.c.sha256).where(
-            source.c.sha256.in_(bindparam("keys", expanding=True))
-        )
-        migration = Migration.__table__
-        stmt = insert(migration)
-        self.migration = stmt.on_conflict_do_update(
-            index_elements=["source_file_id", "target"],
-            set_={
-                c.name: stmt.excluded[c.name] for c in migration.c if c.name not in ("id", "source_file_id", "target")
-            },
-        ).returning(migration.c.id, migration.c.source_file_id, migration.c.target)
-        report = FidelityReport.__table__
-        self.drop_reports = delete(report).where(report.c.migration_id.in_(bindparam("ids", expanding=True)))
+    def text(self, rows: int) -> str:
+        return _values_text(self, rows)
+
+
+@functools.lru_cache(maxsize=256)
+def _values_text(sql: _Values, rows: int) -> str:
+    marks = "(" + ", ".join("?" * len(sql.cols)) + ")"
+    return sql.head + ", ".join([marks] * rows) + sql.tail
+
+
+@functools.cache
+def _sqlite_sql() -> dict[str, Any]:
+    """The recorder's SQL for SQLite, run on the driver's own connection (inside the SQLAlchemy
+    connection's transaction). SQLAlchemy's per-row parameter processing (and its statement
+    machinery) cost the writer thread more than SQLite's own work on the rows did.
+
+    Inserts that need ids: multi-row ``VALUES`` with ``RETURNING`` (``_Values``); the rest:
+    ``executemany`` of one prepared statement, rows bound in C: (statement, columns).
+    """
+
+    def cols_of(name: str) -> tuple[str, ...]:
+        return tuple(c.name for c in Base.metadata.tables[name].c if c.name != "id")
+
+    def values(name: str, tail: str) -> _Values:
+        cols = cols_of(name)
+        return _Values(f"INSERT INTO {name} ({', '.join(cols)}) VALUES ", " " + tail, cols, _getter(cols))
+
+    def insert(name: str, tail: str = "") -> tuple[str, Callable[[dict[str, Any]], tuple[Any, ...]]]:
+        cols = cols_of(name)
+        marks = ", ".join("?" * len(cols))
+        return f"INSERT INTO {name} ({', '.join(cols)}) VALUES ({marks}){tail}", _getter(cols)
+
+    sql: dict[str, Any] = {}
+    for name, key in _KEYED.items():
+        sql[f"new:{name}"] = values(name, f"ON CONFLICT ({key}) DO NOTHING RETURNING id, {key}")
+        sql[f"ids:{name}"] = f"SELECT id, {key} FROM {name} WHERE {key} IN "
+    sql["ids:source_files"] = "SELECT id, sha256 FROM source_files WHERE sha256 IN "
+    sets = ", ".join(f"{c} = excluded.{c}" for c in _SOURCE_UPDATE)
+    sql["source_files"] = values(
+        "source_files",
+        f"ON CONFLICT (sha256) DO UPDATE SET {sets} WHERE source_files.status != 'imported' RETURNING id, sha256",
+    )
+    update = [c for c in cols_of("migrations") if c not in ("source_file_id", "target")]
+    sets = ", ".join(f"{c} = excluded.{c}" for c in update)
+    sql["migrations"] = values(
+        "migrations",
+        f"ON CONFLICT (source_file_id, target) DO UPDATE SET {sets} RETURNING id, source_file_id, target",
+    )
+    # Entries: one statement per batch, not per row. The search index's trigger (FTS5) writes its
+    # pending terms out at the end of every statement: a segment per entry, and the merging of
+    # those, cost ~3x the whole index update done once per batch.
+    sql["insert:lorebook_entries"] = values("lorebook_entries", "")
+    sql["insert:card_tags"] = insert("card_tags")
+    for name in _LINKS:
+        sql[f"ignore:{name}"] = insert(name, " ON CONFLICT DO NOTHING")
+    sets = ", ".join(f"{c} = excluded.{c}" for c in _REPORT_UPDATE)
+    sql["fidelity_reports"] = insert("fidelity_reports", f" ON CONFLICT (migration_id) DO UPDATE SET {sets}")
+    return sql
+
+
+def _getter(cols: tuple[str, ...]) -> Callable[[dict[str, Any]], tuple[Any, ...]]:
+    get = operator.itemgetter(*cols)
+    return get if len(cols) > 1 else lambda row: (get(row),)
+
+
+_SQLITE_STAMP = sqlite.DATETIME().bind_processor(sqlite.dialect())
+"""How SQLAlchemy stores a DateTime in SQLite (text): the raw statements bind the same."""
 
 
 class _SqliteOps:
     def __init__(self, conn: Connection) -> None:
-        self.conn = conn
-        self.st = _sqlite_statements()
+        self.dbapi = conn.connection.driver_connection
+        self.sql = _sqlite_sql()
+        # rows per multi-row statement: as many as the build's bound-parameter limit allows
+        self.max_vars = self.dbapi.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
 
-    def upsert_sources(self, rows: list[dict[str, Any]]) -> list[tuple[int, str]]:
-        return [tuple(r) for r in self.conn.execute(self.st.source, rows)]
+    def stamp(self, now: Any) -> Any:
+        return _SQLITE_STAMP(now)
 
-    def insert_new(self, table: str, rows: list[dict[str, Any]]) -> list[tuple[int, str]]:
-        return [tuple(r) for r in self.conn.execute(self.st.insert_new[table], rows)]
+    def _fail(self, sql: str, exc: sqlite3.Error) -> DBAPIError:
+        # Seen by the callers as SQLAlchemy's own errors (conflicts retried, refused values isolated).
+        return DBAPIError.instance(sql, None, exc, sqlite3.Error)
 
-    def select_ids(self, table: str, keys: list[str]) -> list[tuple[int, str]]:
-        return [tuple(r) for r in self.conn.execute(self.st.select_ids[table], {"keys": keys})]
-
-    def _executemany(self, name: str, rows: list[dict[str, Any]]) -> None:
-        """The bulk tables (entries, tags, links, reports) through the driver's ``executemany``:
-        one prepared statement, rows bound in C; SQLAlchemy's per-row parameter processing
-        cost as much as SQLite's own work on them."""
-        sql, cols = _sqlite_bulk_sql()[name]
-        dbapi = self.conn.connection.driver_connection
-        try:
-            dbapi.executemany(sql, [tuple(r[c] for c in cols) for r in rows])
-        except sqlite3.Error as exc:
-            raise DBAPIError.instance(sql, None, exc, sqlite3.Error) from exc
+    def _returning(self, name: str, rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+        """``rows`` in as few multi-row statements as the parameter limit allows; what they return."""
+        values: _Values = self.sql[name]
+        cols = values.cols
+        step = max(1, self.max_vars // len(cols))
+        out: list[tuple[Any, ...]] = []
+        for i in range(0, len(rows), step):
+            chunk = rows[i : i + step]
+            sql = values.text(len(chunk))
+            try:
+                out += self.dbapi.execute(sql, list(chain.from_iterable(map(values.row, chunk)))).fetchall()
+            except sqlite3.Error as exc:
+                raise self._fail(sql, exc) from exc
+        return out
 
     def insert(self, table: str, rows: list[dict[str, Any]]) -> None:
-        self._executemany(table, rows)
+        name = f"insert:{table}"
+        if isinstance(self.sql[name], _Values):
+            self._returning(name, rows)
+        else:
+            self._executemany(name, rows)
+
+    def _executemany(self, name: str, rows: list[dict[str, Any]]) -> None:
+        sql, row = self.sql[name]
+        try:
+            self.dbapi.executemany(sql, map(row, rows))
+        except sqlite3.Error as exc:
+            raise self._fail(sql, exc) from exc
+
+    def upsert_sources(self, rows: list[dict[str, Any]]) -> list[tuple[int, str]]:
+        return self._returning("source_files", rows)  # type: ignore[return-value]
+
+    def insert_new(self, table: str, rows: list[dict[str, Any]]) -> list[tuple[int, str]]:
+        return self._returning(f"new:{table}", rows)  # type: ignore[return-value]
+
+    def select_ids(self, table: str, keys: list[str]) -> list[tuple[int, str]]:
+        out: list[tuple[int, str]] = []
+        for i in range(0, len(keys), self.max_vars):
+            chunk = keys[i : i + self.max_vars]
+            sql = self.sql[f"ids:{table}"] + "(" + ", ".join("?" * len(chunk)) + ")"
+            try:
+                out += self.dbapi.execute(sql, chunk).fetchall()
+            except sqlite3.Error as exc:
+                raise self._fail(sql, exc) from exc
+        return out
 
     def insert_ignore(self, table: str, rows: list[dict[str, Any]]) -> None:
-        self._executemany(table, rows)
+        self._executemany(f"ignore:{table}", rows)
 
     def upsert_migrations(self, rows: list[dict[str, Any]]) -> list[tuple[int, int, str]]:
-        return [tuple(r) for r in self.conn.execute(self.st.migration, rows)]
+        return self._returning("migrations", rows)  # type: ignore[return-value]
 
     def upsert_reports(self, rows: list[dict[str, Any]]) -> None:
         self._executemany("fidelity_reports", rows)
 
     def drop_reports(self, ids: list[int]) -> None:
-        self.conn.execute(self.st.drop_reports, {"ids": ids})
-
-
-@functools.cache
-def _sqlite_statements() -> _SqliteStatements:
-    return _SqliteStatements()
-
-
-@functools.cache
-def _sqlite_bulk_sql() -> dict[str, tuple[str, tuple[str, ...]]]:
-    """Plain SQL for the tables written with the driver's ``executemany``: (statement, columns)."""
-
-    def insert(name: str, tail: str = "") -> tuple[str, tuple[str, ...]]:
-        cols = tuple(c.name for c in Base.metadata.tables[name].c if c.name != "id")
-        marks = ", ".join("?" * len(cols))
-        return f"INSERT INTO {name} ({', '.join(cols)}) VALUES ({marks}){tail}", cols
-
-    sql = {name: insert(name) for name in ("lorebook_entries", "card_tags")}
-    sql.update({name: insert(name, " ON CONFLICT DO NOTHING") for name in _LINKS})
-    sets = ", ".join(f"{c} = excluded.{c}" for c in _REPORT_UPDATE)
-    sql["fidelity_reports"] = insert("fidelity_reports", f" ON CONFLICT (migration_id) DO UPDATE SET {sets}")
-    return sql
+        for i in range(0, len(ids), self.max_vars):
+            chunk = ids[i : i + self.max_vars]
+            sql = "DELETE FROM fidelity_reports WHERE migration_id IN (" + ", ".join("?" * len(chunk)) + ")"
+            try:
+                self.dbapi.execute(sql, chunk)
+            except sqlite3.Error as exc:
+                raise self._fail(sql, exc) from exc
 
 
 class _PgStatements:
@@ -224,6 +288,9 @@ class _PgOps:
         self.cursor = conn.connection.driver_connection.cursor()
         self.sql = _pg_statements().sql
 
+    def stamp(self, now: datetime) -> Any:
+        return now
+
     def _execute(self, sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
         try:
             self.cursor.execute(sql, params)
@@ -283,7 +350,7 @@ def _ids(ops: _Ops, table: str, rows: list[dict[str, Any]]) -> tuple[dict[str, i
     return ids, inserted
 
 
-def _source_rows(outcomes: Iterable[FileOutcome], now: datetime) -> list[dict[str, Any]]:
+def _source_rows(outcomes: Iterable[FileOutcome], now: Any) -> list[dict[str, Any]]:
     return [
         {
             "sha256": o.sha256,
@@ -301,7 +368,7 @@ def _source_rows(outcomes: Iterable[FileOutcome], now: datetime) -> list[dict[st
     ]
 
 
-def _book_row(book: BookRecord, now: datetime) -> dict[str, Any]:
+def _book_row(book: BookRecord, now: Any) -> dict[str, Any]:
     return {
         "content_hash": book.content_hash,
         "name": book.name,
@@ -311,7 +378,7 @@ def _book_row(book: BookRecord, now: datetime) -> dict[str, Any]:
     }
 
 
-def _card_row(card: CardRecord, book_id: int | None, now: datetime) -> dict[str, Any]:
+def _card_row(card: CardRecord, book_id: int | None, now: Any) -> dict[str, Any]:
     return {
         "content_hash": card.content_hash,
         "name": card.name,
@@ -342,7 +409,7 @@ def write_batch(conn: Connection, outcomes: Iterable[FileOutcome]) -> None:
     if not files:
         return
     ops = _ops(conn)
-    now = datetime.now(UTC)
+    now = ops.stamp(datetime.now(UTC))  # one timestamp for the batch, converted once
     source_ids = _record_sources(ops, files, now)
     imported = [o for o in files if o.status == "imported" and o.item is not None]
     book_ids = _record_books(ops, imported, now)
@@ -351,7 +418,7 @@ def write_batch(conn: Connection, outcomes: Iterable[FileOutcome]) -> None:
     _record_links(ops, imported, source_ids, card_ids, book_ids, now)
 
 
-def _record_sources(ops: _Ops, files: list[FileOutcome], now: datetime) -> dict[str, int]:
+def _record_sources(ops: _Ops, files: list[FileOutcome], now: Any) -> dict[str, int]:
     """Source file rows (inserted or updated): sha256 -> id."""
     source_ids = {sha: row_id for row_id, sha in ops.upsert_sources(_source_rows(files, now))}
     missing = [o.sha256 or "" for o in files if o.sha256 not in source_ids]
@@ -362,7 +429,7 @@ def _record_sources(ops: _Ops, files: list[FileOutcome], now: datetime) -> dict[
     return source_ids
 
 
-def _record_books(ops: _Ops, imported: list[FileOutcome], now: datetime) -> dict[str, int]:
+def _record_books(ops: _Ops, imported: list[FileOutcome], now: Any) -> dict[str, int]:
     """Lorebooks (standalone and embedded), then the entries of those created here: content hash -> id."""
     books: dict[str, BookRecord] = {}
     for o in imported:
@@ -379,7 +446,7 @@ def _record_books(ops: _Ops, imported: list[FileOutcome], now: datetime) -> dict
     return book_ids
 
 
-def _record_cards(ops: _Ops, imported: list[FileOutcome], book_ids: dict[str, int], now: datetime) -> dict[str, int]:
+def _record_cards(ops: _Ops, imported: list[FileOutcome], book_ids: dict[str, int], now: Any) -> dict[str, int]:
     """Cards, then the tags and assets of those created here: content hash -> id."""
     cards: dict[str, CardRecord] = {}
     for o in imported:
@@ -413,7 +480,7 @@ def _record_cards(ops: _Ops, imported: list[FileOutcome], book_ids: dict[str, in
 
 
 def _record_chats(
-    ops: _Ops, imported: list[FileOutcome], source_ids: dict[str, int], book_ids: dict[str, int], now: datetime
+    ops: _Ops, imported: list[FileOutcome], source_ids: dict[str, int], book_ids: dict[str, int], now: Any
 ) -> None:
     """Every chat of every file and its provenance link with the chat's index in the file (the
     chats' own books are recorded with the other books; those besides the file's main book are
@@ -450,7 +517,7 @@ def _record_links(
     source_ids: dict[str, int],
     card_ids: dict[str, int],
     book_ids: dict[str, int],
-    now: datetime,
+    now: Any,
 ) -> None:
     """Provenance links (file -> card / lorebook) and the migrations of every target."""
     card_links, book_links, migrations = [], [], []
@@ -476,7 +543,7 @@ def _record_links(
 
 
 def _migration_rows(
-    o: FileOutcome, source_id: int, card_id: int | None, book_id: int | None, now: datetime
+    o: FileOutcome, source_id: int, card_id: int | None, book_id: int | None, now: Any
 ) -> list[tuple[dict[str, Any], TargetOutcome]]:
     return [
         (
@@ -502,24 +569,37 @@ def _migration_rows(
 
 
 def _migrations(ops: _Ops, migrations: list[tuple[dict[str, Any], TargetOutcome]]) -> None:
-    """Every target of every file in one multi-row upsert, their reports in one more statement."""
+    """Every target of every file in one multi-row upsert, their reports in one more statement
+    (and their shared parts, stored once per content, in one before it)."""
     migrations.sort(key=lambda m: (m[0]["source_file_id"], m[0]["target"]))
     ids = {(src, target): mid for mid, src, target in ops.upsert_migrations([row for row, _ in migrations])}
     reports = []
     without = []
+    parts: dict[str, dict[str, Any]] = {}
     for row, t in migrations:
         migration_id = ids[(row["source_file_id"], row["target"])]
         if t.counts is None or t.report_json is None:
             without.append(migration_id)
             continue
-        reports.append(
-            {
-                "migration_id": migration_id,
-                "has_losses": bool(t.has_losses),
-                "report": t.report_json,
-                **{f: int(t.counts.get(f, 0)) for f in FATES},
-            }
-        )
+        counts = t.counts
+        report = {
+            "migration_id": migration_id,
+            "has_losses": bool(t.has_losses),
+            "report": t.report_json,
+            "part_id": None,
+            "part_at": None,
+            **{f: int(counts.get(f, 0)) for f in FATES},
+        }
+        split = split_report(t.report_json)
+        if split is not None:
+            parts.setdefault(split.sha256, {"sha256": split.sha256, "body": split.part})
+            report["report"], report["part_at"], report["part_id"] = split.rest, split.at, split.sha256
+        reports.append(report)
+    if parts:
+        part_ids, _ = _ids(ops, "report_parts", list(parts.values()))
+        for report in reports:
+            if report["part_id"] is not None:
+                report["part_id"] = part_ids[report["part_id"]]
     if reports:
         ops.upsert_reports(reports)
     if without:

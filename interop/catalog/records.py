@@ -13,6 +13,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from ..chatbook import chats_in_file
 from ..document import Document
 from ..errors import InteropError
@@ -33,12 +35,72 @@ _COMPACT_ASCII = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), defa
 _SORTED = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True, default=str).encode
 
 
+_PASS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
+"""Dates, dataclasses and subclasses of str/int/dict/list go to ``_refuse``: json would ``str()`` the
+first two (orjson writes its own forms), and a subclass may ``str()`` otherwise."""
+_DIGIT_AS_ZERO = bytes(0x30 if 0x30 <= b <= 0x39 else b for b in range(256))
+
+
+def _refuse(_value: Any) -> Any:
+    raise TypeError
+
+
+def _small_float(out: bytes) -> bool:
+    """Could ``out`` hold a float orjson writes otherwise than json: 1e-9..1e-4 (orjson "0.00001" /
+    "1e-9", json "1e-05" / "1e-09")? Like ``jsonio._orjson_float_differs``, in C passes: digits
+    become "0", then a one-digit negative exponent is "0e-0" not followed by a digit. May say yes
+    for text in a string (json then, slower)."""
+    if b"0.0000" in out:
+        return True
+    if b"e-" not in out:
+        return False
+    zeroed = out.translate(_DIGIT_AS_ZERO)
+    at = zeroed.find(b"0e-0")
+    while at != -1:
+        if zeroed[at + 4 : at + 5] != b"0":
+            return True
+        at = zeroed.find(b"0e-0", at + 4)
+    return False
+
+
+def _orjson(obj: Any, option: int = 0) -> bytes | None:
+    """``obj`` as compact JSON written by orjson (~5x json's C encoder), or None where it could
+    differ from ``_COMPACT`` / ``_SORTED``: a value it refuses (lone surrogates, non-string keys,
+    huge ints, any type json would ``str()``: ``_PASS``); small floats (``_small_float``); NaN and
+    Infinity, which it writes ``null``: when the output holds a null, it is read back and must equal
+    ``obj``. (Tuples and UUIDs it writes as json does; enum members and ``orjson.Fragment`` never
+    occur in a model read from a file.) Sorted keys: orjson compares UTF-8 bytes, json code points,
+    which order alike."""
+    try:
+        out = orjson.dumps(obj, default=_refuse, option=option | _PASS)
+    except TypeError:  # orjson.JSONEncodeError
+        return None
+    if _small_float(out) or (b"null" in out and orjson.loads(out) != obj):
+        return None
+    return out
+
+
+def _orjson_checked(obj: Any, option: int = 0) -> bytes | None:
+    """``_orjson`` for a part of a value ``_orjson`` already accepted whole (the same checks hold)."""
+    try:
+        return orjson.dumps(obj, default=_refuse, option=option | _PASS)
+    except TypeError:
+        return None
+
+
 def canonical_json(obj: Any) -> str:
     """Order-preserving compact JSON: what is stored and exported from.
 
     Lone surrogates (broken emoji in real cards) cannot be stored as UTF-8 text;
     such documents are stored with ``\\u`` escapes instead, which parse back the same.
     """
+    fast = _orjson(obj)
+    if fast is not None:
+        return fast.decode()
+    return _canonical_slow(obj)
+
+
+def _canonical_slow(obj: Any) -> str:
     text = _COMPACT(obj)
     try:
         text.encode("utf-8")
@@ -47,8 +109,12 @@ def canonical_json(obj: Any) -> str:
     return text
 
 
-def content_hash(obj: Any) -> str:
-    """Hash that ignores key order (the same data written by two apps hashes the same)."""
+def content_hash(obj: Any, *, checked: bool = False) -> str:
+    """Hash that ignores key order (the same data written by two apps hashes the same).
+    ``checked``: ``obj`` is part of a value ``_orjson`` accepted."""
+    fast = (_orjson_checked if checked else _orjson)(obj, orjson.OPT_SORT_KEYS)
+    if fast is not None:
+        return sha256_hex(fast)
     return sha256_hex(_SORTED(obj).encode("utf-8", "surrogatepass"))
 
 
@@ -135,35 +201,47 @@ def _text(value: Any, limit: int | None = None) -> str | None:
         return None
     if "\x00" in value:
         value = value.replace("\x00", "\ufffd")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        value = value.encode("utf-8", "replace").decode("utf-8")
+    if not value.isascii():  # (constant time) ASCII always encodes: only other text may hold surrogates
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            value = value.encode("utf-8", "replace").decode("utf-8")
     return value[:limit] if limit else value
 
 
-def entry_row(position: int, entry: LorebookEntry, dumped: dict[str, Any] | None = None) -> dict[str, Any]:
-    """One ``lorebook_entries`` row; ``dumped`` is the entry's ``dump()`` when the caller has it."""
+def _str_list_json(values: list[str]) -> str:
+    """``canonical_json`` of a list of strings: only a lone surrogate makes orjson differ (it refuses)."""
+    try:
+        return orjson.dumps(values).decode()
+    except TypeError:
+        return _canonical_slow(values)
+
+
+def entry_row(
+    position: int, entry: LorebookEntry, dumped: dict[str, Any] | None = None, *, checked: bool = False
+) -> dict[str, Any]:
+    """One ``lorebook_entries`` row; ``dumped`` is the entry's ``dump()`` when the caller has it
+    (``checked``: part of a value ``_orjson`` accepted)."""
     if dumped is None:
-        dumped = entry.dump()
+        dumped, checked = entry.dump(), False
     keys = as_str_list(entry.keys)
     secondary = as_str_list(entry.secondary_keys)
-    content = _text(entry.content) if isinstance(entry.content, str) else canonical_json(entry.content or "")
+    content = entry.content
     order = as_number(entry.insertion_order)
     return {
         "position": position,
         "name": _text(entry.name) or _text(entry.comment),
-        "keys": canonical_json(keys),
-        "secondary_keys": canonical_json(secondary),
+        "keys": _str_list_json(keys),
+        "secondary_keys": _str_list_json(secondary),
         "keys_text": _text("\n".join(keys + secondary)),
-        "content": content,
+        "content": _text(content) if isinstance(content, str) else canonical_json(content or ""),
         "enabled": as_bool(entry.enabled, True),
         "constant": as_bool(entry.constant, False),
         "selective": as_bool(entry.selective, False),
         "use_regex": as_bool(entry.use_regex, False),
         "case_sensitive": as_bool(entry.case_sensitive, False),
         "insertion_order": float(order) if order is not None else None,
-        "content_hash": content_hash(dumped),
+        "content_hash": content_hash(dumped, checked=checked),
     }
 
 
@@ -172,15 +250,19 @@ def book_record(book: Lorebook, dumped: dict[str, Any] | None = None) -> BookRec
     so the (large) entries are serialised for hashing once, not twice."""
     if dumped is None:
         dumped = book.dump()
+    fast = _orjson(dumped)  # checked once for the whole book: its entries and head need no check
+    checked = fast is not None
     raw_entries = dumped.get("entries")
     raw_list = raw_entries if isinstance(raw_entries, list) else []
-    entries = [entry_row(i, e, raw) for i, (e, raw) in enumerate(zip(book.entries, raw_list, strict=False))]
-    head = content_hash({k: v for k, v in dumped.items() if k != "entries"})
+    entries = [
+        entry_row(i, e, raw, checked=checked) for i, (e, raw) in enumerate(zip(book.entries, raw_list, strict=False))
+    ]
+    head = content_hash({k: v for k, v in dumped.items() if k != "entries"}, checked=checked)
     digest = sha256_hex(f"{head}|{'entries' in dumped}|{','.join(e['content_hash'] for e in entries)}".encode())
     return BookRecord(
         content_hash=digest,
         name=_text(book.name),
-        canonical=canonical_json(dumped),
+        canonical=fast.decode() if fast is not None else _canonical_slow(dumped),
         entries=entries,
     )
 
@@ -220,14 +302,16 @@ def card_record(doc: Document, card: Card) -> CardRecord:
     book_rec = book_record(book, book_raw if isinstance(book_raw, dict) else None) if book is not None else None
     data = shown.data
     version = card.spec_version
+    fast = _orjson(stored)  # checked once: the hash's sorted dump needs no check
+    own_hash = content_hash(stored, checked=fast is not None)
     return CardRecord(
         # the card without its book, plus the book's own hash: equal cards hash equal
-        content_hash=sha256_hex(f"{content_hash(stored)}|{book_rec.content_hash if book_rec else ''}".encode()),
+        content_hash=sha256_hex(f"{own_hash}|{book_rec.content_hash if book_rec else ''}".encode()),
         name=_text(data.name),
         creator=_text(data.creator),
         spec=_text(spec_label(card), 64),
         spec_version=_text(str(version), 32) if version is not None else None,
-        canonical=canonical_json(stored),
+        canonical=fast.decode() if fast is not None else _canonical_slow(stored),
         tags=sorted({_text(t.strip(), 200) or "" for t in as_str_list(data.tags) if t.strip()}),
         book=book_rec,
         assets=_asset_records(doc, card),

@@ -30,6 +30,7 @@ from ..jsonio import escape_lone_surrogates
 from ..mappings import FATES, fate_label
 from ..platform.registry import get_format, writable_formats
 from ..terminal import printable_tree
+from . import startup_done
 from .catalog_open import open_named
 from .common import NOT_CARD_SUFFIXES, AliasOption, InputPath, current_limits, db_option, iter_inputs
 from .exits import EXIT_CHECK_FAILED, EXIT_INPUT, EXIT_USAGE
@@ -210,6 +211,7 @@ def command(
     files = list(iter_inputs(sources))
     _refuse_out_inside_a_source(sources, out_dir)
     catalog = open_named(db)
+    startup_done()
     try:
         if broker:
             app = make_app(broker, db=catalog.url, queue=queue)

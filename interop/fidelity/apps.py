@@ -13,11 +13,14 @@ nothing to compare.
 
 from __future__ import annotations
 
+from ..api import read_probe
+from ..appmodel.card_book import share_output_json
 from ..appmodel.verdict import AppModel, AppVerdict
 from ..document import Document
-from ..platform.registry import all_platforms, get_platform
+from ..platform import registry
+from ..platform.registry import Platform, Probe, all_platforms, get_platform, load_all
 
-__all__ = ["AppVerdict", "app_verdicts", "apps_for", "docs_section"]
+__all__ = ["AppVerdict", "app_verdicts", "apps_for", "docs_section", "read_output"]
 
 NO_BOOK_TARGETS = ("ccv1",)
 """A V1 card has no lorebook: its mapping table says where the book goes (a stash)."""
@@ -58,13 +61,45 @@ def app_verdicts(
     if source.format == target_format or source.book is None or target_format in NO_BOOK_TARGETS:
         return []
     verdicts = []
-    for app in apps_for(source_platform, target_platform):
-        model = get_platform(app).app_check
-        assert model is not None  # apps_for names platforms with an app model only
+    for model in _models_for(source_platform, target_platform):
         verdict = model(source, output, target_format)
         if verdict is not None:
             verdicts.append(verdict)
     return verdicts
+
+
+_MODELS: dict[tuple[str, str], tuple[tuple[Platform, ...], tuple[AppModel, ...]]] = {}
+"""(source platform, target platform) -> (the registered platforms then, the app models of ``apps_for``)."""
+_MODELS_BOUND = 256
+
+
+def _models_for(source_platform: str, target_platform: str) -> tuple[AppModel, ...]:
+    """The app models of ``apps_for``, kept per pair of platforms while the registry holds the same
+    platforms (frozen objects, so the same objects give the same answer; tests add and remove some)."""
+    load_all()
+    registered = tuple(registry._PLATFORMS.values())
+    key = (source_platform, target_platform)
+    hit = _MODELS.get(key)
+    if hit is not None and hit[0] == registered:
+        return hit[1]
+    models = []
+    for app in apps_for(source_platform, target_platform):
+        model = get_platform(app).app_check
+        assert model is not None  # apps_for names platforms with an app model only
+        models.append(model)
+    if len(_MODELS) >= _MODELS_BOUND:
+        _MODELS.clear()
+    _MODELS[key] = (registered, tuple(models))
+    return tuple(models)
+
+
+def read_output(data: bytes, format: str, filename: str | None) -> Document:
+    """``read_bytes(data, format=format, filename=filename)`` for the report's read-back, leaving the
+    JSON it parsed to the app models, which read the same output bytes next (one parse, not two)."""
+    probe = Probe(data, filename)
+    doc = read_probe(probe, format=format)
+    share_output_json(data, probe.json)
+    return doc
 
 
 def docs_section() -> list[str]:

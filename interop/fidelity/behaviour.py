@@ -15,8 +15,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..document import Document
-from ..engine import compare_behaviour, find_profile
 from .items import FidelityItem
+
+# ``interop.engine`` (the activation runtime, regex) is imported by these functions only: a report
+# without ``--behaviour`` never runs it, and importing it was a tenth of ``interop migrate``'s start-up.
 
 SHOWN_TURNS = 3
 
@@ -24,6 +26,8 @@ SHOWN_TURNS = 3
 def engine_platform(format_platform: str) -> str | None:
     """The platform whose activation profile models a format's platform (its ``Platform.profile``;
     None: no profile, e.g. NovelAI)."""
+    from ..engine import find_profile
+
     return format_platform if find_profile(format_platform) is not None else None
 
 
@@ -43,6 +47,8 @@ def behaviour_items(
     if source.book is None or output.book is None:
         return [], ["behaviour not compared: the source or the output holds no lorebook"]
     assert src_profile is not None and dst_profile is not None
+    from ..engine import compare_behaviour
+
     diffs = compare_behaviour([source.book], src_profile, [output.book], dst_profile, list(chats), seed)
     by_entry: dict[str, list[Any]] = {}
     for diff in diffs:

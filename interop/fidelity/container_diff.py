@@ -63,16 +63,25 @@ def container_paths(view: CanonicalView) -> list[Path]:
 def compare_containers(source: CanonicalView, output: CanonicalView | None, target: str) -> Iterator[ContainerResult]:
     """One result per picture, asset and member of ``source``: did its bytes reach ``output``?"""
     out_assets = output.assets if output is not None else {}
+    digest_of = _digest
+    picture: str | None = None
+    if source.image is not None:
+        # the source's picture is hashed once for all its targets (a card picture is often megabytes),
+        # and an output part that is the picture again (PNG -> CCv3 data URL) is not hashed again
+        image = source.image
+        picture = memoized("fidelity_digest", image, (), lambda: _digest(image))
+
+        def digest_of(data: bytes) -> str:
+            return picture if data == image else _digest(data)
+
     by_digest: dict[str, str] = {}
     for uri, data in out_assets.items():
-        by_digest.setdefault(_digest(data), uri)
-    out_picture = _digest(output.image) if output is not None and output.image is not None else None
+        by_digest.setdefault(digest_of(data), uri)
+    out_picture = digest_of(output.image) if output is not None and output.image is not None else None
     member_by_digest: dict[str, str] = {}
     for name, data in (output.members if output is not None else {}).items():
-        member_by_digest.setdefault(_digest(data), name)
+        member_by_digest.setdefault(digest_of(data), name)
     if source.image is not None:
-        # the source's picture is hashed once for all its targets (a card picture is often megabytes)
-        picture = memoized("fidelity_digest", source.image, (), lambda: _digest(source.image))
         if picture == out_picture:
             yield ContainerResult(("image",), "kept", "")
         elif picture in by_digest:

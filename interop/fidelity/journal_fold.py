@@ -102,25 +102,31 @@ class AddedLines(Protocol):
 def fold_added(report: AddedLines, journal: Journal) -> None:
     """The journal's additions in ``report.added`` (a field the read-back comparison found already
     stays as it is); an addition that is no field (a whole new card) is also a warning."""
-    added = journal.by_fate("added")
+    added = [finding for finding in journal.findings if finding[0] == "added"]  # fate: as ``by_fate``, in C
     if not added:
         return
     have = {line.split(" = ", 1)[0] for line in report.added}  # what reading the output back found
     in_entries: dict[tuple[object, ...], bool] = {}  # a field's path inside an entry -> already in ``have``
     fresh = []
+    words = False  # an addition that is no field (``value`` None), worded below
     for finding in added:
-        path = finding.path
-        if finding.value is None:
+        _, path, _, _, value = finding
+        if value is None:
+            words = True
             continue
         if len(path) > 2 and path[0] == "entry" and type(path[1]) is int:  # the same field of every entry
-            known = in_entries.get(path[2:])
+            tail = path[2:]
+            known = in_entries.get(tail)
             if known is None:
-                known = in_entries[path[2:]] = _name(path) in have
+                known = in_entries[tail] = _name(path) in have
         else:
             known = _name(path) in have
         if not known:
             fresh.append(finding)
-    report.added.extend(added_lines(fresh))
+    if fresh:
+        report.added.extend(added_lines(fresh))
+    if not words:
+        return
     for finding in added:
         if finding.value is not None:
             continue

@@ -37,7 +37,7 @@ from ..memo import memoized
 from ..platform.registry import get_format
 from ..transforms.risu_card_line import CARD_TEXT
 from .added import added_fields
-from .apps import AppVerdict, app_verdicts
+from .apps import AppVerdict, app_verdicts, read_output
 from .behaviour import behaviour_items
 from .container_diff import ContainerResult
 from .field_diff import changed_fields, describe_change, short, shown_uri, strict_equal
@@ -90,11 +90,9 @@ class FidelityReport:
         base, tail = shared
         if base.counts is None:
             base.counts = _count(base.items)
-        if not tail:
-            return dict(base.counts)
-        counts = _count(tail)
-        for fate, n in base.counts.items():
-            counts[fate] += n
+        counts = dict(base.counts)
+        for item in tail:  # a few: the container parts, behaviour items
+            counts[item[1]] += 1
         return counts
 
     @property
@@ -117,9 +115,16 @@ class FidelityReport:
         """``(_base, the items after its own)`` when ``items`` still starts with exactly the base's items
         (none replaced since), else None."""
         base = self._base
-        if base is None or len(self.items) < len(base.items) or not all(map(operator.is_, self.items, base.items)):
+        if base is None:
             return None
-        return base, self.items[len(base.items) :]
+        n = len(base.items)
+        items = self.items
+        # equal items (in C: each compared by identity first) count and serialise as the base's do
+        if len(items) == n:
+            return (base, []) if items == base.listed else None
+        if len(items) < n or items[:n] != base.listed:
+            return None
+        return base, items[n:]
 
     def to_json_text(self) -> str:
         """``to_json()`` as compact JSON text (orjson when installed: a run stores one per output)."""
@@ -169,7 +174,7 @@ class FidelityReport:
             "warnings": list(self.warnings),
             "apps": [verdict.to_json() for verdict in self.apps],
             "added": list(self.added),
-            "findings": [f.to_json() for f in self.journal if f.fate != "added" or f.value is None]
+            "findings": [f.to_json() for f in self.journal.findings if f[0] != "added" or f[4] is None]
             if self.journal is not None
             else [],
             "entry_names": list(self.entry_names),
@@ -311,8 +316,8 @@ def read_back(data: bytes, target_format: str, filename: str | None = None) -> D
     """
     fmt = get_format(target_format)
     try:
-        if fmt.read is not None:
-            return read_bytes(data, format=fmt.name, filename=filename)
+        if fmt.read is not None:  # read_bytes, its JSON parse left to the app models (apps.read_output)
+            return read_output(data, fmt.name, filename)
         for found in detect_all(data, filename):
             if get_format(found.format).read is not None:
                 return read_bytes(data, format=found.format, filename=filename)
@@ -415,17 +420,81 @@ def _layout_of(source: CanonicalView) -> Layout:
     paths = tuple(leaves(others))
     if source.entries is not None and source.entries == [] and source.book is not None:
         paths += (("book", "entries"),)
-    shapes = tuple(_shape(entry) for entry in source.entries or ())
-    try:  # a layout's typed bytes (marshal, in C), kept as a digest: a big book's layout is large
-        found: Any = hashlib.blake2b(marshal.dumps((paths, shapes), 2), digest_size=16).digest()
-    except ValueError:  # not JSON keys: the tuples themselves
-        found = (paths, shapes)
+    known = [_known_shape(entry) for entry in source.entries or ()]
+    shapes = tuple(shape for _, shape in known)
+    numbers = tuple(number for number, _ in known)
+    if None in numbers or len(numbers) > _SMALL_LAYOUT:
+        return Layout(_layout_key_of(paths, shapes), paths, shapes)
+    try:  # the paths' typed bytes (``1`` and ``True`` are equal tuple items), as a digest, with the shape numbers
+        found: Any = (hashlib.blake2b(marshal.dumps(paths, 2), digest_size=16).digest(), numbers)
+    except ValueError:
+        return Layout(_layout_key_of(paths, shapes), paths, shapes)
     key = _LAYOUT_KEYS.get(found)
     if key is None:
         if len(_LAYOUT_KEYS) >= _LAYOUTS_KEPT:
             _LAYOUT_KEYS.clear()  # keys are never reused (see below): old cached bases just go unused
         key = _LAYOUT_KEYS[found] = next(_LAYOUT_COUNTER)
     return Layout(key, paths, shapes)
+
+
+_SMALL_LAYOUT = 64
+"""Layouts of up to this many entries are keyed by their entries' shape numbers (and their other paths'
+digest); bigger books by a digest of all their typed bytes (``_layout_key_of``), so a kept key stays small."""
+
+
+def _layout_key_of(paths: tuple[Path, ...], shapes: tuple[tuple[Any, ...], ...]) -> int:
+    """The key of a layout named by its typed bytes (marshal, in C; kept as a digest: a big book's is large)."""
+    try:
+        found: Any = hashlib.blake2b(marshal.dumps((paths, shapes), 2), digest_size=16).digest()
+    except ValueError:  # not JSON keys: the tuples themselves
+        found = (paths, shapes)
+    key = _LAYOUT_KEYS.get(found)
+    if key is None:
+        if len(_LAYOUT_KEYS) >= _LAYOUTS_KEPT:
+            _LAYOUT_KEYS.clear()
+        key = _LAYOUT_KEYS[found] = next(_LAYOUT_COUNTER)
+    return key
+
+
+_SHAPES: dict[Any, tuple[int, tuple[Any, ...]]] = {}
+"""An entry's key skeleton (``_skeleton``) -> (shape number, ``_shape``): the entries of a run share a few."""
+_SHAPES_KEPT = 2048
+_SHAPE_FIELDS = 256
+"""Shapes of up to this many fields are kept (with their skeletons: a bound on memory of a few MB)."""
+_SHAPE_COUNTER = itertools.count()
+"""Shape numbers are never reused (the cache may be cleared), so a number names one shape."""
+_NESTED = object()
+"""Marks a skeleton with nested objects (no key of a JSON entry is this object)."""
+
+
+def _known_shape(entry: dict[str, Any]) -> tuple[int | None, tuple[Any, ...]]:
+    """``(number, _shape(entry))``; the number is None when the entry's keys are not all strings
+    (``1`` and ``True`` are equal dict keys: only a skeleton of strings names one shape)."""
+    skeleton = _skeleton(entry)
+    hit = _SHAPES.get(skeleton)
+    if hit is not None:
+        return hit
+    shape = _shape(entry)
+    if len(shape) > _SHAPE_FIELDS or not _all_strings(skeleton):
+        return None, shape
+    if len(_SHAPES) >= _SHAPES_KEPT:
+        _SHAPES.clear()
+    hit = _SHAPES[skeleton] = (next(_SHAPE_COUNTER), shape)
+    return hit
+
+
+def _skeleton(entry: dict[str, Any]) -> Any:
+    """The keys of ``entry`` in order with, for each non-empty dict value, its key and skeleton:
+    what decides ``_shape`` (cheaper to build than the shape: no path tuples)."""
+    nested = [(key, _skeleton(value)) for key, value in entry.items() if type(value) is dict and value]
+    return (_NESTED, tuple(entry), tuple(nested)) if nested else tuple(entry)
+
+
+def _all_strings(skeleton: Any) -> bool:
+    if skeleton and skeleton[0] is _NESTED:
+        _, keys, nested = skeleton
+        return all(type(k) is str for k in keys) and all(_all_strings(inner) for _, inner in nested)
+    return all(type(k) is str for k in skeleton)
 
 
 _LAYOUT_COUNTER = itertools.count()
@@ -445,6 +514,11 @@ class Base:
     """Items of fields absent from an output whatever their value (e.g. a card's in a lorebook target)."""
     variants: dict[tuple[int, ...], Base] = field(default_factory=dict)
     """This base with some ``gone`` items in place, per their positions (``_variant``)."""
+    listed: list[FidelityItem] = field(default_factory=list)
+    """``items`` as a list, which a report's items are compared with (``FidelityReport._shared``)."""
+
+    def __post_init__(self) -> None:
+        self.listed = list(self.items)
 
 
 def _base_items(layout: Layout, unverified: bool, rules: RuleBook, target: str) -> Base:

@@ -9,6 +9,7 @@ with spec defaults (``Card.filled``) were not in the file and are left out.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +24,7 @@ from ..transforms.risu_card_line import CARD_TEXT, strip_card_line
 
 _MISSING: Any = object()
 _FORMAT_LABELS = ("spec", "spec_version")
+_NOT_ROOT = frozenset(("data", *_FORMAT_LABELS))
 
 
 @dataclass
@@ -37,6 +39,9 @@ class CanonicalView:
     assets: dict[str, bytes] = field(default_factory=dict)
     members: dict[str, bytes] = field(default_factory=dict)
     image: bytes | None = None
+    typed: dict[str, bytes | None] = field(default_factory=dict, repr=False, compare=False)
+    """A section's strict-equality bytes (``field_diff.section_equal``), made when first compared: a
+    source view is compared with every target's output (views are read-only once made)."""
 
     def sections(self) -> Iterator[tuple[Path, Any]]:
         """``(prefix, subtree)`` pairs that together hold every field."""
@@ -63,10 +68,13 @@ class CanonicalView:
         elif head == "card" and len(path) == 2 and path[1] == "character_book":
             return None if self.has_book_key and self.book is None else _MISSING
         else:
-            node = {"root": self.root, "card": self.card, "book": self.book}.get(str(head))
+            name = head if type(head) is str else str(head)
+            node = _SECTIONS[name](self) if name in _SECTIONS else None
             if node is None:
                 return _MISSING
             rest = path[1:]
+            if not rest:
+                return node  # a whole section (``changed_fields`` asks for each)
         for segment in rest:
             if isinstance(segment, int):
                 if not isinstance(node, list) or segment >= len(node):
@@ -78,6 +86,12 @@ class CanonicalView:
 
 
 MISSING = _MISSING
+_SECTIONS = {
+    "root": operator.attrgetter("root"),
+    "card": operator.attrgetter("card"),
+    "book": operator.attrgetter("book"),
+}
+"""A path's first part -> its section of the view (no dict of the three built per look-up)."""
 
 
 def view_of(doc: Document) -> CanonicalView:
@@ -86,12 +100,11 @@ def view_of(doc: Document) -> CanonicalView:
     card = doc.card if doc.card is not None else mapped_card(doc)  # a NovelAI scenario/story: its text is a card's
     if card is not None:
         raw, filled = _v3_dump(card)
-        view.root = {k: v for k, v in raw.items() if k not in ("data", *_FORMAT_LABELS)}
+        view.root = {k: v for k, v in raw.items() if k not in _NOT_ROOT}
         data = dict(raw.get("data") or {})
         data.update(restored_dates(data))  # an ISO date written as a number: compared as the source's string
-        for name in list(data):
-            if f"data.{name}" in filled:
-                del data[name]
+        for name in [f[5:] for f in filled if f.startswith("data.")]:  # usually none: an upgrade's defaults
+            data.pop(name, None)
         view.has_book_key = "character_book" in data
         book = data.pop("character_book", None)
         view.card = data

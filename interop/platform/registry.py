@@ -14,19 +14,22 @@ import functools
 import importlib
 import os
 import pkgutil
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ..activation.profile import Profile
 from ..appmodel.verdict import AppModel
 from ..containers.charx import member_names
 from ..document import Document, Kind
 from ..errors import CorruptInputError, InteropError, LimitExceededError
 from ..jsonio import load_json
 from ..limits import DEFAULT_LIMITS, Limits
+
+if TYPE_CHECKING:
+    from ..activation.profile import Profile
 
 
 class Probe:
@@ -111,6 +114,43 @@ class Format:
     aliases: tuple[str, ...] = ()
 
 
+T = TypeVar("T")
+
+
+class Deferred(Generic[T]):
+    """A value a platform registers without building it: ``make()`` runs on the first read of the field
+    (``Platform.profile``). The activation profiles are only read by ``activate`` and the engine, and
+    importing them all was a tenth of the start-up of every other command."""
+
+    def __init__(self, make: Callable[[], T]) -> None:
+        self.make = make
+
+
+class _DeferredField:
+    """Dataclass field descriptor: stores a value or a ``Deferred``; reads give the value, the
+    ``Deferred`` made once (under a lock, so every thread sees the one object)."""
+
+    _lock = threading.Lock()
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = f"_deferred_{name}"
+
+    def __get__(self, obj: Any, objtype: type | None = None) -> Any:
+        if obj is None:
+            return None  # the field's default
+        value = obj.__dict__[self.slot]
+        if isinstance(value, Deferred):
+            with self._lock:
+                value = obj.__dict__[self.slot]
+                if isinstance(value, Deferred):
+                    value = value.make()
+                    obj.__dict__[self.slot] = value
+        return value
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        obj.__dict__[self.slot] = value
+
+
 @dataclass(frozen=True)
 class Platform:
     """What the rest of interop may know about one platform, registered next to its formats.
@@ -128,10 +168,11 @@ class Platform:
     """Native lorebook object -> canonical ``Lorebook``."""
     native_book_kind: Callable[[Any], bool] | None = None
     """True when a parsed JSON value already has this platform's native lorebook shape."""
-    profile: Profile | None = None
+    profile: Profile | Deferred[Profile] | None = _DeferredField()  # type: ignore[assignment]
     """The activation profile that simulates this platform's lorebooks (``interop activate --platform``;
     the engine finds it here), None when none does (NovelAI). Built in the platform package on the
-    shared runtime ``interop.activation``; a fork of an app may register the app's profile object."""
+    shared runtime ``interop.activation``; a fork of an app may register the app's profile object.
+    Given as ``Deferred(make)``, it is made on first read (reads always give the profile)."""
     hazards: Callable[[Any], Any] | None = None
     """Canonical ``Lorebook`` -> ``Conflict`` records: what the app would read differently (fidelity)."""
     services: dict[str, Callable[..., Any]] = field(default_factory=dict)

@@ -103,7 +103,7 @@ def test_urls_and_script_location() -> None:
     assert normalize_url("postgresql://h/db") == "postgresql+psycopg://h/db"
     assert normalize_url("/x/cat.sqlite") == "sqlite:////x/cat.sqlite"
     assert (alembic_dir() / "env.py").is_file()
-    assert head_revision() == "0007"
+    assert head_revision() == "0008"
 
 
 def test_default_catalog_location_honours_interop_db(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

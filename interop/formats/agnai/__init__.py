@@ -3,10 +3,14 @@ it registers the platform (its lorebook conversion and key hazards) and its form
 
 from __future__ import annotations
 
-from ...platform.registry import Platform, register_platform
+from typing import TYPE_CHECKING
+
+from ...platform.registry import Deferred, Platform, register_platform
 from ...transforms.agnai_keys import key_conflicts
 from . import app_model, character, chat, memory
-from .activation import AgnaiProfile
+
+if TYPE_CHECKING:
+    from .activation import AgnaiProfile
 
 
 def _is_native_book(obj: object) -> bool:
@@ -14,10 +18,17 @@ def _is_native_book(obj: object) -> bool:
     return isinstance(obj, dict) and memory.looks_like_memory_book(obj)
 
 
+def _profile() -> AgnaiProfile:
+    # imported on first use (``Platform.profile`` is Deferred): only ``activate`` and the engine run profiles
+    from .activation import AgnaiProfile
+
+    return AgnaiProfile()
+
+
 PLATFORM = register_platform(
     Platform(
         name="agnai",
-        profile=AgnaiProfile(),
+        profile=Deferred(_profile),
         title="Agnai",
         rank=10,
         book_to_native=memory.memory_book_from_lorebook,

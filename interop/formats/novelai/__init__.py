@@ -8,7 +8,10 @@ from . import app_model, containers, lorebook, story_card
 
 PLATFORM = register_platform(
     Platform(
-        name="novelai", title="NovelAI", rank=20, services={"card_of": story_card.card_of},
+        name="novelai",
+        title="NovelAI",
+        rank=20,
+        services={"card_of": story_card.card_of},
         app_check=app_model.MODEL,
     ),
     *lorebook.FORMATS,

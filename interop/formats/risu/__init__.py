@@ -11,12 +11,16 @@ another app, and back, is in ``interop.transforms`` (``for_risu``, ``st_risu``, 
 from __future__ import annotations
 
 from functools import partial
+from typing import TYPE_CHECKING, Any
 
-from ...platform.registry import Platform, register_platform
+from ...platform.registry import Deferred, Platform, register_platform
 from ...transforms.for_risu import book_losses
-from . import all_chats, app_model, card, chat, legacy_png, lorebook, module
-from .activation import RisuProfile
+from . import all_chats, app_model, card, chat, lorebook, module
 from .entries import NS, lorebook_from_risu_entries, risu_entries_from_lorebook
+
+if TYPE_CHECKING:
+    from .activation import RisuProfile
+    from .legacy_png import LegacyCharacter
 
 __all__ = ["PLATFORM", "lorebook_from_risu_entries", "risu_entries_from_lorebook"]
 
@@ -34,10 +38,24 @@ def _is_native_book(obj: object) -> bool:
     )
 
 
+def _legacy_png_character(*args: Any, **kwargs: Any) -> LegacyCharacter:
+    """``legacy_png.read_legacy_chunk``, imported (with msgpack) only for a PNG carrying Risu's legacy chunk."""
+    from .legacy_png import read_legacy_chunk
+
+    return read_legacy_chunk(*args, **kwargs)
+
+
+def _profile() -> RisuProfile:
+    # imported on first use (``Platform.profile`` is Deferred): only ``activate`` and the engine run profiles
+    from .activation import RisuProfile
+
+    return RisuProfile()
+
+
 PLATFORM = register_platform(
     Platform(
         name="risu",
-        profile=RisuProfile(),
+        profile=Deferred(_profile),
         title="RisuAI",
         rank=40,
         book_to_native=risu_entries_from_lorebook,
@@ -48,7 +66,7 @@ PLATFORM = register_platform(
         app_check=app_model.MODEL,
         # The ccv3 platform's PNG reader asks for this when a PNG carries Risu's legacy ``risuai`` chunk.
         services={
-            "legacy_png_character": legacy_png.read_legacy_chunk,
+            "legacy_png_character": _legacy_png_character,
             # Files holding several chats (RisuAI's "Export all chats", a Risu character's chats):
             # interop.chatbook asks for these, so no other package names this one.
             "chats_in": all_chats.chats_in,

@@ -17,15 +17,19 @@ through the registry (``get_platform("sillytavern").service(name)``), never by i
 
 from __future__ import annotations
 
-from ...platform.registry import Platform, register_platform
+from typing import TYPE_CHECKING
+
+from ...platform.registry import Deferred, Platform, register_platform
 from . import app_model, chat, files
-from .activation import SillyTavernProfile
 from .card import card_book_from_lorebook, sillytavern_card
 from .describe import describe_world
 from .fields import FIELDS, LOGIC_NAMES, POSITION_NAMES, ROLE_NAMES, WorldField, flat_keys
 from .normalize import conflict_text, hazards, normalize_card, normalize_card_book
 from .readable import st_readable_book
 from .world import lorebook_from_world, world_from_lorebook
+
+if TYPE_CHECKING:
+    from .activation import SillyTavernProfile
 
 
 def world_fields() -> tuple[WorldField, ...]:
@@ -46,10 +50,17 @@ def _is_native_book(obj: object) -> bool:
     return not values or any("key" in v or "uid" in v for v in values)
 
 
+def _profile() -> SillyTavernProfile:
+    # imported on first use (``Platform.profile`` is Deferred): only ``activate`` and the engine run profiles
+    from .activation import SillyTavernProfile
+
+    return SillyTavernProfile()
+
+
 PLATFORM = register_platform(
     Platform(
         name="sillytavern",
-        profile=SillyTavernProfile(),
+        profile=Deferred(_profile),
         title="SillyTavern",
         rank=30,
         book_to_native=world_from_lorebook,

@@ -91,48 +91,69 @@ def nullish(value: Any, fallback: Any) -> Any:
 
 def load(data: bytes, filename: str | None = None) -> AppLoad | None:
     """What SillyTavern holds after importing ``data`` (a card's book, or a world file)."""
+    imported = import_of(data)
+    if imported is None:
+        return None
+    load, book = imported
+    if book is not None:
+        load.entries = convert_character_book(book)
+    return load
+
+
+def import_of(data: bytes) -> tuple[AppLoad, dict[str, Any] | None] | None:
+    """ST's import of ``data`` up to ``convertCharacterBook``: the load (entries filled, except
+    when that converter is the path taken) and the card book it converts (None on other paths).
+    None when ST would not import the bytes as a character or a world."""
     try:
         obj, via = parse_output(data)
     except (InteropError, ValueError, zipfile.BadZipFile, binascii.Error, UnicodeDecodeError):
         return None
     if not isinstance(obj, dict):
         return None
-    return load_json(obj, via)
+    return _dispatch(obj, via)
 
 
 def load_json(obj: dict[str, Any], via: str = "JSON") -> AppLoad | None:
     """ST's import of parsed JSON: a card (its book via convertCharacterBook) or a world file."""
+    imported = _dispatch(obj, via)
+    if imported is None:
+        return None
+    load, book = imported
+    if book is not None:
+        load.entries = convert_character_book(book)
+    return load
+
+
+def _dispatch(obj: dict[str, Any], via: str) -> tuple[AppLoad, dict[str, Any] | None] | None:
+    """Which import ST runs on ``obj``; a card book is returned unconverted (see ``import_of``)."""
     if "spec" in obj and obj.get("spec") != "lorebook_v3":
         data = obj.get("data") if isinstance(obj.get("data"), dict) else {}
         book = data.get("character_book")
         load = AppLoad(APP, f"convertCharacterBook ({via})")
-        if isinstance(book, dict) and isinstance(book.get("entries"), list):
-            load.entries = convert_character_book(book)
-        return load
+        return load, (book if isinstance(book, dict) and isinstance(book.get("entries"), list) else None)
     if obj.get("lorebookVersion") is not None and isinstance(obj.get("entries"), list):
-        return AppLoad(APP, "convertNovelLorebook", convert_novel_lorebook(obj))
+        return AppLoad(APP, "convertNovelLorebook", convert_novel_lorebook(obj)), None
     if obj.get("kind") == "memory" and isinstance(obj.get("entries"), list):
-        return AppLoad(APP, "convertAgnaiMemoryBook", convert_agnai_memory_book(obj))
+        return AppLoad(APP, "convertAgnaiMemoryBook", convert_agnai_memory_book(obj)), None
     if obj.get("type") == "risu" and isinstance(obj.get("data"), list):
-        return AppLoad(APP, "convertRisuLorebook", convert_risu_lorebook(obj))
+        return AppLoad(APP, "convertRisuLorebook", convert_risu_lorebook(obj)), None
     return _standalone(obj)
 
 
-def _standalone(obj: dict[str, Any]) -> AppLoad | None:
+def _standalone(obj: dict[str, Any]) -> tuple[AppLoad, dict[str, Any] | None] | None:
     entries = obj.get("entries")
     if isinstance(entries, dict):
         loaded = [filled(e) for e in entries.values() if isinstance(e, dict)]
-        return AppLoad(APP, "importWorldInfo (world file as it is)", loaded)
+        return AppLoad(APP, "importWorldInfo (world file as it is)", loaded), None
     book = obj.get("data") if obj.get("spec") == "lorebook_v3" else obj
     if isinstance(book, dict) and isinstance(book.get("entries"), list):
         # importWorldInfo does not convert a standalone card book: it is loaded embedded in a card.
         load = AppLoad(APP, "convertCharacterBook (the book embedded in a card: Import Card Lore)")
-        load.entries = convert_character_book(book)
         load.notes.append(
             "SillyTavern's importWorldInfo does not convert a standalone character_book/lorebook_v3 file "
             "(it converts NovelAI, Agnai and Risu files only): embed the book in a card, or use --to sillytavern-world"
         )
-        return load
+        return load, book
     return None
 
 
@@ -141,14 +162,25 @@ def _standalone(obj: dict[str, Any]) -> AppLoad | None:
 
 def convert_character_book(book: dict[str, Any]) -> list[dict[str, Any]]:
     """``convertCharacterBook``: a card book's entries as ST world entries, in book order."""
-    raw_entries = [e for e in book.get("entries", []) if isinstance(e, dict)]
+    raw_entries = card_entries(book)
+    return [
+        _from_card_entry(entry, index, uid)
+        for index, (entry, uid) in enumerate(zip(raw_entries, card_uids(raw_entries), strict=True))
+    ]
+
+
+def card_entries(book: dict[str, Any]) -> list[dict[str, Any]]:
+    """The entries ``convertCharacterBook`` converts (objects only), in book order."""
+    return [e for e in book.get("entries", []) if isinstance(e, dict)]
+
+
+def card_uids(raw_entries: list[dict[str, Any]]) -> list[Any]:
+    """Each entry's uid: its ``id`` as given, else the lowest number no entry's id takes."""
+    if all("id" in e for e in raw_entries):  # the usual case: every writer writes ids
+        return [e["id"] for e in raw_entries]
     used = {str(e["id"]) for e in raw_entries if "id" in e}
     counter = [0]
-    out = []
-    for index, entry in enumerate(raw_entries):
-        uid = entry["id"] if "id" in entry else _next_id(used, counter)
-        out.append(_from_card_entry(entry, index, uid))
-    return out
+    return [entry["id"] if "id" in entry else _next_id(used, counter) for entry in raw_entries]
 
 
 def _next_id(used: set[str], counter: list[int]) -> int:
@@ -160,6 +192,8 @@ def _next_id(used: set[str], counter: list[int]) -> int:
 
 
 def _from_card_entry(entry: dict[str, Any], index: int, uid: Any) -> dict[str, Any]:
+    """One card entry as ``convertCharacterBook`` makes it a world entry (the model, spelled out;
+    ``card_entry_settings`` is the same, faster)."""
     ext = entry.get("extensions") if isinstance(entry.get("extensions"), dict) else {}
     out = dict(TEMPLATE)
     out.update(
@@ -180,6 +214,96 @@ def _from_card_entry(entry: dict[str, Any], index: int, uid: Any) -> dict[str, A
     )
     for name, (flat, fallback) in FLAT_READS.items():
         out[name] = nullish(ext.get(flat), fallback)
+    return out
+
+
+_FLAT_NAMES = tuple(FLAT_READS)
+_FLAT_KEYS = tuple(flat for flat, _ in FLAT_READS.values())
+_FLAT_FALLBACKS = tuple(fallback for _, fallback in FLAT_READS.values())
+_FALLBACK_AT = tuple(i for i, fallback in enumerate(_FLAT_FALLBACKS) if fallback is not None)
+"""Where a null flat key reads as something else (``??``): elsewhere null stays null."""
+_EMPTY: dict[str, Any] = {}
+_CONTAINERS = (list, dict)
+
+
+CARD_READS: tuple[str, ...] = (
+    "uid", "key", "keysecondary", "comment", "content", "constant", "selective", "order", "position", "disable",
+    "displayIndex", "triggers", *_FLAT_NAMES,
+)
+"""The settings ``convertCharacterBook`` sets from a card entry, in ``card_entry_values``' order
+(``addMemo`` and ``extensions`` aside; every other template field keeps the template's value)."""
+
+
+def card_entry_values(entry: dict[str, Any], index: int, uid: Any) -> tuple[Any, ...]:
+    """``card_entry_settings(entry, index, uid)``'s values of ``CARD_READS``, in that order, without
+    building the entry (the report compares these with the source's; a test holds them together)."""
+    get = entry.get
+    extensions = get("extensions")
+    ext_get = (extensions if isinstance(extensions, dict) else _EMPTY).get
+    secondary, comment, constant, selective = get("secondary_keys"), get("comment"), get("constant"), get("selective")
+    position, display, triggers = ext_get("position"), ext_get("display_index"), ext_get("triggers")
+    enabled = get("enabled")
+    flat = list(map(ext_get, _FLAT_KEYS))
+    if None in flat:  # JSON values: only null equals None
+        for i in _FALLBACK_AT:
+            if flat[i] is None:
+                flat[i] = _FLAT_FALLBACKS[i]
+    return (
+        uid,
+        get("keys"),
+        secondary if secondary or isinstance(secondary, _CONTAINERS) else [],
+        comment if comment or isinstance(comment, _CONTAINERS) else "",
+        get("content"),
+        constant if constant or isinstance(constant, _CONTAINERS) else False,
+        selective if selective or isinstance(selective, _CONTAINERS) else False,
+        get("insertion_order"),
+        position if position is not None else (0 if get("position") == "before_char" else 1),
+        not (enabled or isinstance(enabled, _CONTAINERS)),
+        display if display is not None else index,
+        triggers if triggers or isinstance(triggers, _CONTAINERS) else [],
+        *flat,
+    )
+
+
+def card_entry_settings(entry: dict[str, Any], index: int, uid: Any) -> dict[str, Any]:
+    """``_from_card_entry(entry, index, uid)``, equal key for key and type for type (a test holds
+    them together), with the JavaScript ``||``/``??``/truthiness inlined: the report runs it on
+    every entry of every output (``truthy(v)`` is ``bool(v)`` except that ``[]``/``{}`` are true)."""
+    get = entry.get
+    extensions = get("extensions")
+    ext = extensions if isinstance(extensions, dict) else _EMPTY
+    ext_get = ext.get
+    out = dict(TEMPLATE)
+    value: Any
+    out["uid"] = uid
+    out["key"] = get("keys")
+    value = get("secondary_keys")
+    out["keysecondary"] = value if value or isinstance(value, _CONTAINERS) else []
+    comment = get("comment")
+    commented = bool(comment) or isinstance(comment, _CONTAINERS)
+    out["comment"] = comment if commented else ""
+    out["content"] = get("content")
+    value = get("constant")
+    out["constant"] = value if value or isinstance(value, _CONTAINERS) else False
+    value = get("selective")
+    out["selective"] = value if value or isinstance(value, _CONTAINERS) else False
+    out["order"] = get("insertion_order")
+    value = ext_get("position")
+    out["position"] = value if value is not None else (0 if get("position") == "before_char" else 1)
+    value = get("enabled")
+    out["disable"] = not (value or isinstance(value, _CONTAINERS))
+    out["addMemo"] = commented
+    value = ext_get("display_index")
+    out["displayIndex"] = value if value is not None else index
+    value = ext_get("triggers")
+    out["triggers"] = value if value or isinstance(value, _CONTAINERS) else []
+    out["extensions"] = extensions if extensions is not None else {}
+    flat = list(map(ext_get, _FLAT_KEYS))
+    if None in flat:  # JSON values: only null equals None
+        for i in _FALLBACK_AT:
+            if flat[i] is None:
+                flat[i] = _FLAT_FALLBACKS[i]
+    out.update(zip(_FLAT_NAMES, flat, strict=True))
     return out
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import json
 import marshal
+from dataclasses import dataclass
 from typing import Any
 
 from ...appmodel.verdict import AppModel, AppVerdict, Finding
@@ -62,29 +63,129 @@ def source_settings(doc: Document) -> list[dict[str, Any]]:
     for key, entry in world_entries(doc.book, from_card=doc.card is not None).items():
         if isinstance(entry, dict):
             uid = entry.get("uid", int(key) if key.isdigit() else key)  # ST keys a world entry by its object key
-            out.append({**st.filled(entry), "uid": uid})
+            out.append({**st.TEMPLATE, **st.MISSING_IN_WORLD, **entry, "uid": uid})  # st.filled(entry), with its uid
     return out
 
 
 def findings(source: Document, output: bytes, target_format: str) -> AppVerdict:
-    loaded = st.load(output, source.source)
+    return _findings(source, output, target_format, fast=True)
+
+
+def _findings(source: Document, output: bytes, target_format: str, *, fast: bool) -> AppVerdict:
+    """``fast``: a card book entry whose compared settings ``card_entry_values`` gives identical to the
+    source's (the usual case) is counted at once, any other goes through ``_compare_entry`` as
+    ``card_entry_settings`` converts it; False runs the model as spelled out (``convert_character_book``,
+    then every entry through ``_compare_entry``). The same verdict (tests/formats/test_sillytavern_app_fast.py)."""
+    imported = st.import_of(output)
     verdict = AppVerdict(st.APP)
-    if loaded is None:
+    if imported is None:
         verdict.notes.append(f"SillyTavern does not import a {target_format} file as a character or a world")
         return verdict
+    loaded, book = imported
     verdict.via = loaded.via
     verdict.notes.extend(loaded.notes)
-    mine = memoized("st_source_settings", source, (), lambda: source_settings(source))  # same for every target
-    raw = memoized("st_source_raw", source, (), lambda: _raw_entries(source))  # read-only, as ``mine``
-    if len(loaded.entries) != len(mine):
+    plan = memoized("st_source_plan", source, (), lambda: _plan(source))  # same for every target, read-only
+    mine = plan.settings
+    if book is None:
+        got_entries = loaded.entries
+    else:
+        card = st.card_entries(book)
+        uids = st.card_uids(card)
+        got_entries = card if fast else st.convert_character_book(book)  # fast: converted entry by entry below
+    if len(got_entries) != len(mine):
         verdict.notes.append(
-            f"SillyTavern loads {len(loaded.entries)} entries from the output; the source has {len(mine)}"
+            f"SillyTavern loads {len(got_entries)} entries from the output; the source has {len(mine)}"
         )
-    for index, (want, got) in enumerate(zip(mine, loaded.entries, strict=False)):
+    raw: list[dict[str, Any]] | None = None
+    for index, (want, got) in enumerate(zip(mine, got_entries, strict=False)):
+        if fast and book is not None:
+            fields, at, wants, key = plan.checks[index]
+            if key is not None and _identical_to(
+                key, wants, tuple(map(st.card_entry_values(got, index, uids[index]).__getitem__, at))
+            ):
+                verdict.compared += len(fields)  # every setting came back as it was
+                continue
+            got = st.card_entry_settings(got, index, uids[index])
+        if raw is None:
+            raw = _raw(source)
         _compare_entry(index, want, got, raw[index] if index < len(raw) else {}, loaded.via, verdict)
     if source.card is not None and get_format(target_format).platform == st.APP:
-        _position_fallbacks(raw, verdict)
+        _position_fallbacks(_raw(source), verdict)
     return verdict
+
+
+def _raw(source: Document) -> list[dict[str, Any]]:
+    return memoized("st_source_raw", source, (), lambda: _raw_entries(source))  # read-only, as the plan
+
+
+_Check = tuple[tuple[str, ...], tuple[int, ...], tuple[Any, ...], "bytes | None"]
+"""One source entry against a card entry ST converts (a plain tuple: one per entry of every source):
+the settings ``_compare_entry`` compares, where ``card_entry_values`` gives those it sets, the
+source's values there, and their marshal form (None: ``_identical`` cannot hold, e.g. a float, or a
+compared setting the converter leaves at the template's value differs from it)."""
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """Per source (shared by every target): the settings it stands for and each entry's ``_Check``."""
+
+    settings: list[dict[str, Any]]
+    checks: list[_Check]
+
+
+_READ_AT = {name: i for i, name in enumerate(st.CARD_READS)}
+
+
+def _plan(source: Document) -> _Plan:
+    mine = source_settings(source)
+    entries = source.book.entries if source.book is not None else []
+    commented = [i < len(entries) and entries[i].has("comment") for i in range(len(mine))]
+    return _Plan(mine, [_check(want, _fields(want, c)) for want, c in zip(mine, commented, strict=True)])
+
+
+def _check(want: dict[str, Any], fields: tuple[str, ...]) -> _Check:
+    at, read, others = _layout(fields)
+    wants = tuple(map(want.get, read))
+    key = _marshalled(wants)
+    if key is not None and others and not _identical(tuple(map(want.get, others)), tuple(map(st.TEMPLATE.get, others))):
+        key = None  # the converter leaves these at the template's value: identical only if the source's are
+    return fields, at, wants, key
+
+
+@functools.lru_cache(maxsize=64)
+def _layout(fields: tuple[str, ...]) -> tuple[tuple[int, ...], tuple[str, ...], tuple[str, ...]]:
+    """Where ``card_entry_values`` gives each of ``fields`` it sets, those fields, and the others
+    (a handful of field lists: with or without comment, display index, character filter)."""
+    read = tuple(n for n in fields if n in _READ_AT)
+    return tuple(_READ_AT[n] for n in read), read, tuple(n for n in fields if n not in _READ_AT)
+
+
+def _fields(want: dict[str, Any], commented: bool) -> tuple[str, ...]:
+    """The settings ``_compare_entry`` compares (``commented``: ``"comment" in raw``, which is
+    ``entry.has("comment")``: ``dump()`` holds exactly the fields set, and ``comment`` has no alias)."""
+    names = _NAMES_WITH_COMMENT if commented else _NAMES
+    extra = [n for n in ("displayIndex", "characterFilter") if n in want]
+    return (*names, *extra) if extra else names
+
+
+def _marshalled(values: tuple[Any, ...]) -> bytes | None:
+    """``values`` in the form ``_identical`` compares; None when ``_identical`` never holds for them."""
+    if float in map(type, values):
+        return None
+    try:
+        return marshal.dumps(values, 2)
+    except ValueError:
+        return None
+
+
+def _identical_to(key: bytes, want: tuple[Any, ...], got: tuple[Any, ...]) -> bool:
+    """``_identical(want, got)`` with ``want``'s marshal form already made (``key``, not None)."""
+    if want != got:
+        return False
+    try:
+        return marshal.dumps(got, 2) == key
+    except ValueError:
+        return False
 
 
 def _raw_entries(source: Document) -> list[dict[str, Any]]:

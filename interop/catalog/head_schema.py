@@ -1,0 +1,48 @@
+# ruff: noqa: E501
+"""The SQLite catalog schema at head, as the migrations make it (generated: do not edit).
+
+Remake with ``python -m interop.catalog.database --write-head-schema``; used by
+``database.open_catalog`` for a new catalog only when every key below still holds.
+"""
+
+REVISION = "0007"
+SCRIPTS_DIGEST = "dab37013b6657ca3e91c6d8707a7af147b07c70d428e6028db99a98dc58be0eb"
+SQLALCHEMY = "2.1.9"
+ALEMBIC = "1.20.1"
+FTS5 = True
+STATEMENTS = (
+    "CREATE TABLE alembic_version (\n\tversion_num VARCHAR(32) NOT NULL, \n\tCONSTRAINT alembic_version_pkc PRIMARY KEY (version_num)\n)",
+    "CREATE TABLE assets (\n\tid INTEGER NOT NULL, \n\tsha256 VARCHAR(64) NOT NULL, \n\tsize BIGINT NOT NULL, \n\tCONSTRAINT pk_assets PRIMARY KEY (id), \n\tCONSTRAINT uq_assets_sha256 UNIQUE (sha256)\n)",
+    "CREATE TABLE lorebooks (\n\tid INTEGER NOT NULL, \n\tcontent_hash VARCHAR(64) NOT NULL, \n\tname TEXT, \n\tentry_count INTEGER NOT NULL, \n\tcanonical TEXT NOT NULL, \n\tcreated_at DATETIME NOT NULL, \n\tCONSTRAINT pk_lorebooks PRIMARY KEY (id), \n\tCONSTRAINT uq_lorebooks_content_hash UNIQUE (content_hash)\n)",
+    "CREATE TABLE source_files (\n\tid INTEGER NOT NULL, \n\tsha256 VARCHAR(64) NOT NULL, \n\tpath TEXT NOT NULL, \n\tsize BIGINT NOT NULL, \n\tformat VARCHAR(64), \n\tplatform VARCHAR(64), \n\tkind VARCHAR(16), \n\tstatus VARCHAR(16) NOT NULL, \n\terror TEXT, \n\twarnings TEXT, \n\timported_at DATETIME NOT NULL, \n\tCONSTRAINT pk_source_files PRIMARY KEY (id), \n\tCONSTRAINT uq_source_files_sha256 UNIQUE (sha256)\n)",
+    "CREATE INDEX ix_source_files_format ON source_files (format)",
+    "CREATE INDEX ix_source_files_platform ON source_files (platform)",
+    "CREATE TABLE cards (\n\tid INTEGER NOT NULL, \n\tcontent_hash VARCHAR(64) NOT NULL, \n\tname TEXT, \n\tcreator TEXT, \n\tspec VARCHAR(64), \n\tspec_version VARCHAR(32), \n\tcanonical TEXT NOT NULL, \n\tlorebook_id INTEGER, \n\tcreated_at DATETIME NOT NULL, \n\tCONSTRAINT pk_cards PRIMARY KEY (id), \n\tCONSTRAINT fk_cards_lorebook_id_lorebooks FOREIGN KEY(lorebook_id) REFERENCES lorebooks (id), \n\tCONSTRAINT uq_cards_content_hash UNIQUE (content_hash)\n)",
+    "CREATE INDEX ix_cards_lorebook_id ON cards (lorebook_id)",
+    "CREATE TABLE lorebook_entries (\n\tid INTEGER NOT NULL, \n\tlorebook_id INTEGER NOT NULL, \n\tposition INTEGER NOT NULL, \n\tname TEXT, \n\tkeys TEXT NOT NULL, \n\tsecondary_keys TEXT NOT NULL, \n\tkeys_text TEXT NOT NULL, \n\tcontent TEXT NOT NULL, \n\tenabled BOOLEAN NOT NULL, \n\tconstant BOOLEAN NOT NULL, \n\tselective BOOLEAN NOT NULL, \n\tuse_regex BOOLEAN NOT NULL, \n\tcase_sensitive BOOLEAN NOT NULL, \n\tinsertion_order FLOAT, \n\tcontent_hash VARCHAR(64) NOT NULL, \n\tCONSTRAINT pk_lorebook_entries PRIMARY KEY (id), \n\tCONSTRAINT fk_lorebook_entries_lorebook_id_lorebooks FOREIGN KEY(lorebook_id) REFERENCES lorebooks (id) ON DELETE CASCADE, \n\tCONSTRAINT uq_lorebook_entries_lorebook_id_position UNIQUE (lorebook_id, position)\n)",
+    "CREATE TABLE lorebook_sources (\n\tsource_file_id INTEGER NOT NULL, \n\tlorebook_id INTEGER NOT NULL, \n\trole VARCHAR(16) NOT NULL, \n\tCONSTRAINT pk_lorebook_sources PRIMARY KEY (source_file_id, lorebook_id), \n\tCONSTRAINT fk_lorebook_sources_lorebook_id_lorebooks FOREIGN KEY(lorebook_id) REFERENCES lorebooks (id) ON DELETE CASCADE, \n\tCONSTRAINT fk_lorebook_sources_source_file_id_source_files FOREIGN KEY(source_file_id) REFERENCES source_files (id) ON DELETE CASCADE\n)",
+    "CREATE INDEX ix_lorebook_sources_lorebook_id ON lorebook_sources (lorebook_id)",
+    "CREATE TABLE card_assets (\n\tcard_id INTEGER NOT NULL, \n\trole VARCHAR(16) NOT NULL, \n\turi VARCHAR(1000) NOT NULL, \n\tasset_id INTEGER NOT NULL, \n\ttype VARCHAR(64), \n\tname TEXT, \n\text VARCHAR(32), \n\tCONSTRAINT pk_card_assets PRIMARY KEY (card_id, role, uri), \n\tCONSTRAINT fk_card_assets_asset_id_assets FOREIGN KEY(asset_id) REFERENCES assets (id), \n\tCONSTRAINT fk_card_assets_card_id_cards FOREIGN KEY(card_id) REFERENCES cards (id) ON DELETE CASCADE\n)",
+    "CREATE INDEX ix_card_assets_asset_id ON card_assets (asset_id)",
+    "CREATE TABLE card_sources (\n\tsource_file_id INTEGER NOT NULL, \n\tcard_id INTEGER NOT NULL, \n\tCONSTRAINT pk_card_sources PRIMARY KEY (source_file_id, card_id), \n\tCONSTRAINT fk_card_sources_card_id_cards FOREIGN KEY(card_id) REFERENCES cards (id) ON DELETE CASCADE, \n\tCONSTRAINT fk_card_sources_source_file_id_source_files FOREIGN KEY(source_file_id) REFERENCES source_files (id) ON DELETE CASCADE\n)",
+    "CREATE INDEX ix_card_sources_card_id ON card_sources (card_id)",
+    "CREATE TABLE card_tags (\n\tcard_id INTEGER NOT NULL, \n\ttag VARCHAR(200) NOT NULL, \n\tCONSTRAINT pk_card_tags PRIMARY KEY (card_id, tag), \n\tCONSTRAINT fk_card_tags_card_id_cards FOREIGN KEY(card_id) REFERENCES cards (id) ON DELETE CASCADE\n)",
+    "CREATE INDEX ix_card_tags_tag ON card_tags (tag)",
+    "CREATE TABLE migrations (\n\tid INTEGER NOT NULL, \n\tsource_file_id INTEGER NOT NULL, \n\titem_kind VARCHAR(16) NOT NULL, \n\tcard_id INTEGER, \n\tlorebook_id INTEGER, \n\ttarget VARCHAR(64) NOT NULL, \n\tstatus VARCHAR(16) NOT NULL, \n\treason TEXT, \n\toutput_path TEXT, \n\toutput_sha256 VARCHAR(64), \n\tread_ms FLOAT NOT NULL, \n\tconvert_ms FLOAT NOT NULL, \n\treport_ms FLOAT NOT NULL, \n\tfinished_at DATETIME NOT NULL, \n\tCONSTRAINT pk_migrations PRIMARY KEY (id), \n\tCONSTRAINT fk_migrations_card_id_cards FOREIGN KEY(card_id) REFERENCES cards (id), \n\tCONSTRAINT fk_migrations_lorebook_id_lorebooks FOREIGN KEY(lorebook_id) REFERENCES lorebooks (id), \n\tCONSTRAINT fk_migrations_source_file_id_source_files FOREIGN KEY(source_file_id) REFERENCES source_files (id) ON DELETE CASCADE, \n\tCONSTRAINT uq_migrations_source_file_id_target UNIQUE (source_file_id, target)\n)",
+    "CREATE INDEX ix_migrations_card_id ON migrations (card_id)",
+    "CREATE INDEX ix_migrations_lorebook_id ON migrations (lorebook_id)",
+    "CREATE TABLE fidelity_reports (\n\tid INTEGER NOT NULL, \n\tmigration_id INTEGER NOT NULL, \n\tkept INTEGER NOT NULL, \n\ttranslated INTEGER NOT NULL, \n\tstashed INTEGER NOT NULL, \n\tapproximated INTEGER NOT NULL, \n\tlost INTEGER NOT NULL, \n\thas_losses BOOLEAN NOT NULL, \n\treport TEXT NOT NULL, not_applicable INTEGER DEFAULT '0' NOT NULL, kept_default INTEGER DEFAULT '0' NOT NULL, \n\tCONSTRAINT pk_fidelity_reports PRIMARY KEY (id), \n\tCONSTRAINT fk_fidelity_reports_migration_id_migrations FOREIGN KEY(migration_id) REFERENCES migrations (id) ON DELETE CASCADE, \n\tCONSTRAINT uq_fidelity_reports_migration_id UNIQUE (migration_id)\n)",
+    "CREATE VIRTUAL TABLE entry_fts USING fts5(name, keys_text, content, content='lorebook_entries', content_rowid='id', tokenize='unicode61 remove_diacritics 2', detail=none)",
+    "CREATE TRIGGER entry_fts_ai AFTER INSERT ON lorebook_entries BEGIN INSERT INTO entry_fts(rowid, name, keys_text, content) VALUES (new.id, new.name, new.keys_text, new.content); END",
+    "CREATE TRIGGER entry_fts_ad AFTER DELETE ON lorebook_entries BEGIN INSERT INTO entry_fts(entry_fts, rowid, name, keys_text, content) VALUES ('delete', old.id, old.name, old.keys_text, old.content); END",
+    "CREATE TRIGGER entry_fts_au AFTER UPDATE ON lorebook_entries BEGIN INSERT INTO entry_fts(entry_fts, rowid, name, keys_text, content) VALUES ('delete', old.id, old.name, old.keys_text, old.content); INSERT INTO entry_fts(rowid, name, keys_text, content) VALUES (new.id, new.name, new.keys_text, new.content); END",
+    "CREATE TABLE runs (\n\tid VARCHAR(32) NOT NULL, \n\tcreated_at DATETIME NOT NULL, \n\tsources TEXT NOT NULL, \n\ttargets TEXT NOT NULL, \n\tout_dir TEXT NOT NULL, \n\tdata_dir TEXT NOT NULL, \n\tpretty BOOLEAN NOT NULL, \n\ttotal_files INTEGER NOT NULL, \n\tbatch_count INTEGER NOT NULL, \n\tbatch_size INTEGER NOT NULL, \n\tfiles TEXT NOT NULL, \n\tignored INTEGER NOT NULL, origin VARCHAR(16) DEFAULT 'cli' NOT NULL, status VARCHAR(16), finished_at DATETIME, summary TEXT, error TEXT, \n\tCONSTRAINT pk_runs PRIMARY KEY (id)\n)",
+    "CREATE TABLE run_batches (\n\trun_id VARCHAR(32) NOT NULL, \n\tbatch_no INTEGER NOT NULL, \n\tfiles INTEGER NOT NULL, \n\toutcomes TEXT NOT NULL, \n\tworker VARCHAR(255), \n\tdatabase_ms FLOAT NOT NULL, \n\tfinished_at DATETIME NOT NULL, \n\tCONSTRAINT pk_run_batches PRIMARY KEY (run_id, batch_no), \n\tCONSTRAINT fk_run_batches_run_id_runs FOREIGN KEY(run_id) REFERENCES runs (id) ON DELETE CASCADE\n)",
+    "CREATE TABLE chats (\n\tid INTEGER NOT NULL, \n\tcontent_hash VARCHAR(64) NOT NULL, \n\tcharacter TEXT, \n\tuser_name TEXT, \n\ttitle TEXT, \n\tis_group BOOLEAN NOT NULL, \n\tmessage_count INTEGER NOT NULL, \n\tfirst_time BIGINT, \n\tlast_time BIGINT, \n\tbound_book TEXT, \n\tlorebook_id INTEGER, \n\tcreated_at DATETIME NOT NULL, \n\tCONSTRAINT pk_chats PRIMARY KEY (id), \n\tCONSTRAINT fk_chats_lorebook_id_lorebooks FOREIGN KEY(lorebook_id) REFERENCES lorebooks (id), \n\tCONSTRAINT uq_chats_content_hash UNIQUE (content_hash)\n)",
+    "CREATE INDEX ix_chats_character ON chats (character)",
+    "CREATE INDEX ix_chats_lorebook_id ON chats (lorebook_id)",
+    "CREATE TABLE chat_sources (\n\tsource_file_id INTEGER NOT NULL, \n\tchat_id INTEGER NOT NULL, chat_index INTEGER DEFAULT '0' NOT NULL, \n\tCONSTRAINT pk_chat_sources PRIMARY KEY (source_file_id, chat_id), \n\tCONSTRAINT fk_chat_sources_chat_id_chats FOREIGN KEY(chat_id) REFERENCES chats (id) ON DELETE CASCADE, \n\tCONSTRAINT fk_chat_sources_source_file_id_source_files FOREIGN KEY(source_file_id) REFERENCES source_files (id) ON DELETE CASCADE\n)",
+    "CREATE INDEX ix_chat_sources_chat_id ON chat_sources (chat_id)",
+    "INSERT INTO entry_fts(entry_fts) VALUES ('rebuild')",
+    "INSERT INTO \"alembic_version\" VALUES ('0007')",
+)
