@@ -10,6 +10,7 @@ Writing a document back into its own format changes nothing (identity rule).
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 from itertools import repeat
@@ -46,12 +47,12 @@ def card_for(doc: Document, target: str) -> Card:
     card = as_card(doc)
     if doc.format == target or spec_of(card) == "v1":
         return card
-    missing = [name for name in _required_names() if not card.data.has(name)]
-    defaults = required_defaults() if missing else {}  # a deep copy of the table: only when a field is missing
-    update: dict[str, Any] = {name: defaults[name] for name in missing}
-    for name, value in update.items():
+    present = card.data.model_fields_set.union(card.data.model_extra or ())  # what CardData.has() looks in
+    table = _required_table()
+    update: dict[str, Any] = {name: copy.deepcopy(value) for name, value in table.items() if name not in present}
+    for name in update:
         findings.record(
-            "added", ("card", name), "a V3-required card field the source lacks", by=BY, value=json.dumps(value)
+            "added", ("card", name), "a V3-required card field the source lacks", by=BY, value=_required_json(name)
         )
     update.update(_dates_for(card, doc.format, target))
     book = card.data.character_book
@@ -66,8 +67,14 @@ def card_for(doc: Document, target: str) -> Card:
 
 
 @functools.cache
-def _required_names() -> tuple[str, ...]:
-    return tuple(required_defaults())
+def _required_table() -> dict[str, Any]:
+    """``required_defaults()``, read once; private (callers get deep copies of its values)."""
+    return required_defaults()
+
+
+@functools.cache
+def _required_json(name: str) -> str:
+    return json.dumps(_required_table()[name])
 
 
 def _dates_for(card: Card, source_format: str, target: str) -> dict[str, Any]:
@@ -76,7 +83,8 @@ def _dates_for(card: Card, source_format: str, target: str) -> dict[str, Any]:
     V3-only dates as they are, so they stay untouched."""
     if spec_of(card) != "v3" or target in V2_TARGETS:
         return {}
-    data = {name: getattr(card.data, name) for name in (*DATE_FIELDS, "extensions") if card.data.has(name)}
+    present = card.data.model_fields_set.union(card.data.model_extra or ())  # what CardData.has() looks in
+    data = {name: getattr(card.data, name) for name in (*DATE_FIELDS, "extensions") if name in present}
     record = record_of(data)
     if record is None:
         return translated_dates(data, source_format)

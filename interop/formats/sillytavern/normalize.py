@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import marshal
 from itertools import filterfalse
 from typing import Any
 
@@ -66,7 +67,8 @@ def _layout_is_foreign(extensions: dict[str, Any]) -> bool:
     return isinstance(ours, dict) and "entry" in ours and not isinstance(ours["entry"], dict)
 
 
-def _nothing_to_fold(flat: dict[str, Any], existing: Any) -> bool:
+def _nothing_to_fold(flat: list[str], existing: Any) -> bool:
+    """``flat``: the entry's flat keys."""
     if not isinstance(existing, dict):
         return not flat
     if not flat and not {CARD_FIELDS, "world_extensions"} & set(existing):
@@ -84,36 +86,70 @@ def _normalize_entry(index: int, entry: LorebookEntry, conflicts: list[Conflict]
         conflicts.append(_conflict(index, NAMESPACE_PATH, "extensions.sillytavern is not in our layout; left as it is"))
         return entry
     flat_keys = list(filter(_FLAT_KEYS.__contains__, extensions))  # C-speed: ~30 keys on an ST export
-    flat = dict(zip(flat_keys, map(extensions.__getitem__, flat_keys), strict=True))
     ours = extensions.get(NAMESPACE)
     existing = ours.get("entry") if isinstance(ours, dict) else None
-    if _nothing_to_fold(flat, existing):
+    if _nothing_to_fold(flat_keys, existing):
         return entry
+    only_flat = len(flat_keys) == len(extensions)  # SillyTavern's own export
+    flat = extensions if only_flat else {k: extensions[k] for k in flat_keys}
     # The entry's top-level fields as ``dump()`` has them, not copied: the steps below only set
     # top-level names, and the new entry takes the changed ones (no dump and validation round trip).
     raw = {name: getattr(entry, name) for name in entry.model_fields_set}
     raw.update(entry.model_extra or {})
     before = dict(raw)
-    top, from_flat, _ = read_native_entry(
-        dict(zip(map(_NATIVE_OF_FLAT.__getitem__, flat_keys), flat.values(), strict=True))
-    )
-    ns: dict[str, Any] = copy.deepcopy(existing) if isinstance(existing, dict) else {}
-    _fold_namespace(index, ns, from_flat, conflicts)
+    top, from_flat = read_flat(flat)
+    if isinstance(existing, dict):
+        ns: dict[str, Any] = copy.deepcopy(existing)
+        _fold_namespace(index, ns, from_flat, conflicts)
+    else:
+        ns = from_flat  # a new dict (read_flat): what folding it into an empty namespace gives
     _fold_case_sensitive(index, raw, top, flat, conflicts)
     _check_position(index, raw, flat.get("position"), conflicts)
-    _restore_card_fields(index, raw, keep_record(ns.pop(CARD_FIELDS, None)), conflicts)
+    if CARD_FIELDS in ns:
+        _restore_card_fields(index, raw, keep_record(ns.pop(CARD_FIELDS)), conflicts)
     world_keys = ns.pop("world_extensions", None)
     if isinstance(world_keys, list):
         ns["has_extensions"] = True  # the world entry had an extensions object (these flat keys were in it)
         kept_flat = set(world_keys)
     else:
         kept_flat = set(BY_FLAT) if keep_flat else set()
-    raw["extensions"] = _folded_extensions(extensions, ns, kept_flat)
+    if only_flat and not kept_flat:
+        raw["extensions"] = {NAMESPACE: {"entry": ns}}  # what _folded_extensions gives
+    else:
+        raw["extensions"] = _folded_extensions(extensions, ns, kept_flat)
     return entry.model_copy(update={k: v for k, v in raw.items() if k not in before or before[k] is not v})
 
 
 _FLAT_KEYS = frozenset(BY_FLAT)
 _NATIVE_OF_FLAT = {flat: field.native for flat, field in BY_FLAT.items()}
+_READ: dict[bytes, bytes] = {}
+"""``read_flat``'s (top, namespace) fields by its input, both as ``marshal`` bytes: the input's
+bytes give it back exactly, so equal bytes read the same; the output's give a new deep copy each time.
+Bounded: an ST export's entries share most of their flat values (often all but ``display_index``)."""
+_READ_LIMIT = 1024
+
+
+def read_flat(flat: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``read_native_entry(...)[:2]`` of a card entry's flat keys ``flat`` (their native fields), memoized
+    by content; the dicts returned are new."""
+    try:
+        key: bytes | None = marshal.dumps(flat)
+    except ValueError:  # a value marshal does not know (never from a JSON file): read it
+        key = None
+    known = _READ.get(key) if key is not None else None
+    if known is not None:
+        top, ns = marshal.loads(known)
+        return top, ns
+    top, ns, _ = read_native_entry(dict(zip(map(_NATIVE_OF_FLAT.__getitem__, flat), flat.values(), strict=True)))
+    if key is not None:
+        try:
+            packed = marshal.dumps((top, ns))
+        except ValueError:
+            return top, ns
+        if len(_READ) >= _READ_LIMIT:
+            _READ.clear()
+        _READ[key] = packed
+    return top, ns
 
 
 NAMESPACE_PATH = f"extensions.{NAMESPACE}"

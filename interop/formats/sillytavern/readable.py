@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import marshal
+from dataclasses import dataclass
 from typing import Any
 
 from ...model import Lorebook, LorebookEntry, as_bool
@@ -246,10 +247,37 @@ _FLAT_NATIVES = tuple(field.native for field in BY_FLAT.values())
 _IMMUTABLE = frozenset({str, int, float, bool, type(None)})
 _PATHS: dict[int, tuple[tuple[str | int, ...], ...]] = {}
 """The ``added`` paths of every flat key of entry ``index`` (an entry without any): the same for every book."""
-_TEXTS: dict[bytes, tuple[str, ...]] = {}
-"""The JSON texts of a list of flat values, by the values' ``marshal`` bytes (which give the values
-back exactly: equal bytes, equal values, equal JSON). Bounded; a typical card's entries share a few."""
 _MEMO_LIMIT = 1024
+
+
+@dataclass(frozen=True)
+class _AllFlat:
+    """Every flat key with one list of values: the flat dict (private: entries get copies), the keys
+    whose values are mutable, the values' JSON texts, and the ``added`` records per entry index."""
+
+    flat: dict[str, Any]
+    mutable: tuple[str, ...]
+    texts: tuple[str, ...]
+    by_index: dict[int, tuple[tuple[tuple[str | int, ...], str], ...]]
+
+    @classmethod
+    def of(cls, values: list[Any]) -> _AllFlat:
+        flat = dict(zip(_FLAT_KEYS, map(copy_value, values), strict=True))
+        mutable = tuple(key for key, value in flat.items() if value.__class__ not in _IMMUTABLE)
+        return cls(flat, mutable, tuple(map(_as_json, values)), {})
+
+    def added(self, index: int) -> tuple[tuple[tuple[str | int, ...], str], ...]:
+        records = self.by_index.get(index)
+        if records is None:
+            records = tuple(zip(_paths(index), self.texts, strict=True))
+            if len(self.by_index) < _MEMO_LIMIT:
+                self.by_index[index] = records
+        return records
+
+
+_ALL_FLAT: dict[bytes, _AllFlat] = {}
+"""For an entry given every flat key, by the values' ``marshal`` bytes (which give the values back
+exactly: equal bytes, equal values). Bounded; the entries of typical cards share a few lists."""
 
 
 def _direct_flat(
@@ -277,10 +305,35 @@ def _direct_flat(
             values = list(map(full.__getitem__, natives_))
         except KeyError:
             keys, values = _flat_values(normal, {}, full, keys)
-    if not _IMMUTABLE.issuperset(map(type, values)):
-        values = [v if v.__class__ in _IMMUTABLE else copy_value(v) for v in values]
-    _record_flat(added, index, keys, values)
+    try:
+        packed: bytes | None = marshal.dumps(values)
+    except ValueError:  # not a JSON value marshal knows (never from a JSON file)
+        packed = None
+    if keys is _FLAT_KEYS and packed is not None:
+        known = _ALL_FLAT.get(packed)
+        if known is None:
+            if len(_ALL_FLAT) >= _MEMO_LIMIT:
+                _ALL_FLAT.clear()
+            known = _ALL_FLAT[packed] = _AllFlat.of(values)
+        added.extend(known.added(index))
+        flat = known.flat.copy()
+        for key in known.mutable:  # e.g. `triggers: []`: a list of the entry's own
+            flat[key] = copy_value(flat[key])
+        return flat
+    paths = [("entry", index, "extensions", key) for key in keys]
+    added.extend(zip(paths, map(_as_json, values), strict=True))
+    if not _IMMUTABLE.issuperset(map(type, values)):  # values shared with the memoized natives: copies
+        values = marshal.loads(packed) if packed is not None else list(map(copy_value, values))
     return dict(zip(keys, values, strict=True))
+
+
+def _paths(index: int) -> tuple[tuple[str | int, ...], ...]:
+    paths = _PATHS.get(index)
+    if paths is None:
+        paths = tuple(("entry", index, "extensions", key) for key in _FLAT_KEYS)
+        if len(_PATHS) < _MEMO_LIMIT:
+            _PATHS[index] = paths
+    return paths
 
 
 def _flat_values(
@@ -308,27 +361,3 @@ def _flat_values(
         out_keys.append(key)
         values.append(value)
     return tuple(out_keys), values
-
-
-def _record_flat(added: Added, index: int, keys: tuple[str, ...], values: list[Any]) -> None:
-    """``_count`` of each flat key: paths and JSON texts from bounded memos (C-speed joins)."""
-    if keys is _FLAT_KEYS:
-        paths = _PATHS.get(index)
-        if paths is None:
-            paths = tuple(("entry", index, "extensions", key) for key in keys)
-            if len(_PATHS) < _MEMO_LIMIT:
-                _PATHS[index] = paths
-    else:
-        paths = tuple(("entry", index, "extensions", key) for key in keys)
-    try:
-        packed: bytes | None = marshal.dumps(values)
-    except ValueError:  # not a JSON value marshal knows (never from a JSON file)
-        packed = None
-    texts = _TEXTS.get(packed) if packed is not None else None
-    if texts is None:
-        texts = tuple(map(_as_json, values))
-        if packed is not None:
-            if len(_TEXTS) >= _MEMO_LIMIT:
-                _TEXTS.clear()
-            _TEXTS[packed] = texts
-    added.extend(zip(paths, texts, strict=True))

@@ -6,6 +6,7 @@ with it, it fills what ST's importers fill (new-entry template defaults and thei
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -15,7 +16,7 @@ from ...model import LorebookEntry, as_bool
 from ...model.stash import Stash
 from .fields import FIELDS, NATIVE_OF_REQUIRED, WorldField, copy_value
 from .keys import as_regex_key
-from .model import ADDED_FIELDS, NAMESPACE, UNKNOWN, entry_stash, foreign_extensions
+from .model import ADDED_FIELDS, NAMESPACE, OMIT, UNKNOWN, VERBATIM, entry_stash, foreign_extensions
 
 _IMMUTABLE = frozenset({str, int, float, bool, type(None)})  # copy_value returns these as they are
 
@@ -238,9 +239,8 @@ def native_from_entry(entry: LorebookEntry, template: bool, index: int, fill: Fi
     ns = entry.ext(NAMESPACE).get("entry")
     view = _View(entry, ns if isinstance(ns, dict) else {}, template, index, fill,
                  entry.model_fields_set | set(entry.model_extra or {}))
-    if template and not view.ns:
-        return _template_without_namespace(view)
-    return native_by_plan(view)
+    layout = _layout_of(view.ns) if template else None
+    return _by_layout(view, layout) if layout is not None else native_by_plan(view)
 
 
 def native_by_plan(view: _View) -> dict[str, Any]:
@@ -264,48 +264,90 @@ def native_by_plan(view: _View) -> dict[str, Any]:
 
 _NS_ONLY = (_write_match, _write_recursion, _write_group, _write_filter)
 """Writers that read nothing but the namespace (and the template flag)."""
+_RECORDS = frozenset({ADDED_FIELDS, VERBATIM, OMIT, UNKNOWN})
+"""The namespace keys ``_apply_records`` reads."""
+Writer = Callable[[WorldField, _View], Any]
 
 
-def _plain_template() -> tuple[dict[str, Any], tuple[tuple[WorldField, Callable[[WorldField, _View], Any], str], ...]]:
-    """For an entry without our namespace, template-filled: each native's value when it is the same for
-    every such entry (in table order, a mutable one as ``_FROM_ENTRY``: copied per entry), and the
-    fields whose value depends on the entry. Nothing of ``_apply_records`` applies (no records)."""
-    empty = _View(LorebookEntry(), {}, True, 0, Fill(), set())
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """``native_by_plan`` with the template, worked out once for one namespace: the value of every
+    native that only the namespace decides (table order; an entry-dependent or mutable one holds
+    ``_FROM_ENTRY``), and the writers of the others, run per entry."""
+
+    fixed: dict[str, Any]
+    depends: tuple[tuple[WorldField, Writer, str], ...]
+    records: bool
+
+
+def _layout(ns: dict[str, Any]) -> _Layout:
+    probe = _View(LorebookEntry(), ns, True, 0, Fill(), set())  # for the namespace-only writers
     fixed_values: dict[str, Any] = {}
-    depends = []
-    for field, writer, native, ns_key, fixed, _null in _PLAN:
-        if ns_key is not None and fixed is not _FROM_ENTRY:
-            value = fixed
+    depends: list[tuple[WorldField, Writer, str]] = []
+    for field, writer, native, ns_key, fixed, null_fallback in _PLAN:
+        if ns_key is not None:  # native_by_plan's namespace copy
+            value = ns.get(ns_key, ABSENT)
+            if value is ABSENT or (value is None and null_fallback):
+                if fixed is _FROM_ENTRY:
+                    fixed_values[native] = _FROM_ENTRY
+                    depends.append((field, _template_value, native))
+                    continue
+                value = fixed
         elif writer in _NS_ONLY:
-            value = writer(field, empty)
+            value = writer(field, probe)
         else:
             fixed_values[native] = _FROM_ENTRY
-            depends.append((field, _template_value if ns_key is not None else writer, native))
+            depends.append((field, writer, native))
             continue
-        if value is not ABSENT:
-            fixed_values[native] = value if value.__class__ in _IMMUTABLE else _FROM_ENTRY
-            if value.__class__ not in _IMMUTABLE:
-                depends.append((field, _copy_fixed(value), native))
-    return fixed_values, tuple(depends)
+        if value is ABSENT:
+            continue
+        if value.__class__ in _IMMUTABLE:
+            fixed_values[native] = value
+        else:  # a list or object: a new copy for every entry
+            fixed_values[native] = _FROM_ENTRY
+            depends.append((field, _copy_fixed(copy_value(value)), native))
+    return _Layout(fixed_values, tuple(depends), not _RECORDS.isdisjoint(ns))
 
 
-def _copy_fixed(value: Any) -> Callable[[WorldField, _View], Any]:
+def _copy_fixed(value: Any) -> Writer:
     return lambda field, view: copy_value(value)
 
 
-_PLAIN, _PLAIN_DEPENDS = _plain_template()
+_PLAIN = _layout({})
+"""The layout of an entry without our namespace (most entries of cards not made by SillyTavern)."""
+_LAYOUTS: dict[bytes, _Layout] = {}
+"""Layouts by the namespace's ``marshal`` bytes (which give the namespace back exactly). Bounded; the
+entries of an ST export share a few namespaces (all their flat keys but ``display_index`` alike)."""
+_LAYOUT_LIMIT = 1024
 
 
-def _template_without_namespace(view: _View) -> dict[str, Any]:
-    """``native_by_plan`` of a template-filled entry without our namespace: the fixed values of
-    ``_PLAIN`` (key order kept), then the fields that depend on the entry."""
-    out = dict(_PLAIN)
-    for field, writer, native in _PLAIN_DEPENDS:
+def _layout_of(ns: dict[str, Any]) -> _Layout | None:
+    if not ns:
+        return _PLAIN
+    try:
+        key = marshal.dumps(ns)
+    except ValueError:  # a value marshal does not know (never from a JSON file)
+        return None
+    layout = _LAYOUTS.get(key)
+    if layout is None:
+        if len(_LAYOUTS) >= _LAYOUT_LIMIT:
+            _LAYOUTS.clear()
+        layout = _LAYOUTS[key] = _layout(ns)
+    return layout
+
+
+def _by_layout(view: _View, layout: _Layout) -> dict[str, Any]:
+    """``native_by_plan`` of a template-filled entry: the layout's fixed values (key order kept), then
+    the fields that depend on the entry, then the namespace's records."""
+    out = dict(layout.fixed)
+    for field, writer, native in layout.depends:
         value = writer(field, view)
         if value is ABSENT:
             del out[native]
         else:
             out[native] = value if value.__class__ in _IMMUTABLE else copy_value(value)
+    if layout.records:
+        _apply_records(out, view.ns, True)
     return out
 
 
