@@ -89,7 +89,8 @@ class Stash:
         """
         skipped = set(skip)
         for name in self.absent:
-            if name not in skipped:
+            # a damaged record may name a list or an object: no field of a JSON object has such a name
+            if isinstance(name, str) and name not in skipped:
                 target.pop(name, None)
         for name, value in self.keep.items():
             if name not in skipped:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from interop.jsonvalue import ABSENT
 from interop.model.stash import Stash, open_container, take
 
@@ -45,3 +47,31 @@ def test_open_container_and_take() -> None:
     assert take(holder["extensions"], "interop") == {"v": 1}
     assert holder == {"extensions": {"other": 1}}
     assert take(holder["extensions"], "interop") == {} and take(None, "interop") == {}
+
+
+def test_a_damaged_absent_list_restores_only_field_names() -> None:
+    """A hand-edited record (``"omit": [[]]``) once raised TypeError (unhashable list) mid-conversion."""
+    target = {"a": 1, "b": 2}
+    Stash(absent=[[], {"x": 1}, 3, "b"]).restore(target)
+    assert target == {"a": 1}
+
+
+def test_a_card_entry_with_a_damaged_omit_record_converts() -> None:
+    from interop.api import read_bytes, write
+
+    entry = {
+        "keys": ["a"],
+        "content": "c",
+        "enabled": True,
+        "insertion_order": 0,
+        "use_regex": False,
+        "extensions": {"sillytavern": {"entry": {"omit": [[]], "verbatim": {}}}},
+    }
+    card = {
+        "spec": "chara_card_v3",
+        "spec_version": "3.0",
+        "data": {"name": "X", "extensions": {}, "character_book": {"entries": [entry], "extensions": {}}},
+    }
+    doc = read_bytes(json.dumps(card).encode(), filename="damaged.json")
+    for target in ("lorebook_v3", "ccv2", "sillytavern-world"):
+        assert write(doc, target)
