@@ -247,3 +247,72 @@ def test_pretty_output_refuses_what_json_refuses(value: object) -> None:
 
     with pytest.raises(TypeError):
         dump_json({"v": [value]})
+
+
+def _load_outcome(text: bytes | str, limits: Limits) -> tuple[str, object]:
+    """``load_json``'s value (repr) or its typed error and message."""
+    try:
+        return "value", repr(load_json(text, limits=limits))
+    except (CorruptInputError, LimitExceededError) as exc:
+        return type(exc).__name__, exc.reason
+
+
+_LOAD_TEXTS = [
+    b'{"a": 1, "a": 2}',
+    b"[18446744073709551616, -9223372036854775809, 123456789012345678901234567890]",
+    b'[1234567890, 1234567890, "12345678901234567890", 0.12345678901234567890123]',
+    b"[1e400, -1e400, 1e-400, -0.0, 0.1, 1.5E+3, 5e-324]",
+    b"[NaN]",
+    b'["NaN", "Infinity"]',
+    b'["\\ud83d", "\\u00e9"]',
+    b'["\xed\xa0\x80"]',
+    b'{"a": "\xff"}',
+    b"{\n\"a\": }",
+    "[1, 2]".encode("utf-16-le"),
+    b"\xef\xbb\xbf[1]",
+    b"[" * 5 + b"]" * 5,
+    b'[[["[[[[[[[[[["]]]',  # brackets in a string: not nesting
+    b"[" * 300 + b"]" * 300,
+    b"[" * 600 + b"]" * 600,
+    b"[" * 1000 + b"]" * 1000,
+    b"[" * 1100 + b"]" * 1100,
+    '["lone \ud83d in text"]',
+]
+
+
+@pytest.mark.parametrize("text", _LOAD_TEXTS)
+@pytest.mark.parametrize("depth", [4, 256])
+def test_load_json_orjson_path_gives_the_checked_outcome(text: bytes | str, depth: int) -> None:
+    """The orjson path of ``load_json`` (one parse, one scan) returns what the checked json path
+    returns, and raises the same typed error with the same message when it hands over."""
+    pytest.importorskip("orjson")
+    from interop import jsonio
+
+    limits = Limits(max_json_depth=depth)
+    fast = _load_outcome(text, limits)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(jsonio, "_orjson", None)
+        assert fast == _load_outcome(text, limits)
+
+
+def test_load_json_takes_one_orjson_parse_for_a_typical_card(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("orjson")
+    from interop import jsonio
+
+    value = {"spec": "chara_card_v3", "data": {"name": "Ilse", "character_book": {"entries": [{"id": 3}]}}}
+    monkeypatch.setattr(jsonio.json, "loads", None)
+    monkeypatch.setattr(jsonio, "loads", None)
+    assert load_json(json.dumps(value, indent=2).encode()) == value
+
+
+@settings(max_examples=300, deadline=None)
+@given(_any_json)
+def test_load_json_orjson_path_on_any_json_text(value: object) -> None:
+    pytest.importorskip("orjson")
+    from interop import jsonio
+
+    text = json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    fast = _load_outcome(text, Limits())
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(jsonio, "_orjson", None)
+        assert fast == _load_outcome(text, Limits())

@@ -19,7 +19,7 @@ def card_from_json(value: Any, *, file: str | None = None, location: str | None 
     if not isinstance(value, dict):
         raise InvalidCardError("card JSON is not an object", file=file, location=location)
     try:
-        return Card.model_validate(value)
+        return Card.__pydantic_validator__.validate_python(value)  # Card.model_validate minus its wrapper
     except ValidationError as exc:
         raise InvalidCardError(first_error(exc), file=file, location=location) from None
 

@@ -76,6 +76,10 @@ def first_json_line(probe: Any) -> Any:
     end = data.find(b"\n", start)
     if end == -1 or not data[end:].strip():
         return probe.json_object
+    if getattr(probe, "json", None) is not None:
+        # The whole input parsed as one object (a pretty-printed card): with text after its first
+        # line, that line cannot be a whole object too, so no failing parse per detector.
+        return None
     try:
         return json.loads(data[start:end])  # a header line may be long (chat_metadata): no cut-off
     except (ValueError, RecursionError):

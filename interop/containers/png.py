@@ -335,10 +335,15 @@ def scan(
     *,
     strict: bool = False,
     file: str | None = None,
+    chunks: list[Chunk] | None = None,
 ) -> PngScan:
-    """Walk the whole chunk stream once: chunks in order plus the parsed text-chunk headers."""
+    """Walk the whole chunk stream once: chunks in order plus the parsed text-chunk headers.
+
+    ``chunks``: the walk of this very ``data`` under these ``limits`` made already (``Probe.png``, whose
+    detectors walked it): only the text headers are parsed again, with a fresh inflate budget."""
     data = _as_bytes(data)
-    chunks = _walk(data, limits, strict, file)
+    if chunks is None:
+        chunks = _walk(data, limits, strict, file)
     texts: list[TextChunk] = []
     budget = InflateBudget.of(limits)
     for chunk in chunks:

@@ -10,7 +10,6 @@ Code outside a platform package reaches a platform only through this registry.
 
 from __future__ import annotations
 
-import functools
 import importlib
 import os
 import pkgutil
@@ -19,10 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import PurePath
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from ..appmodel.verdict import AppModel
 from ..containers.charx import member_names
+from ..containers.png import PNG_SIGNATURE, PngScan, scan
 from ..document import Document, Kind
 from ..errors import CorruptInputError, InteropError, LimitExceededError
 from ..jsonio import load_json
@@ -30,6 +30,29 @@ from ..limits import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:
     from ..activation.profile import Profile
+
+_T = TypeVar("_T")
+
+
+class _once(Generic[_T]):
+    """``functools.cached_property`` without its per-instance lock (3.11 takes one on every first
+    access; each detector's first look at a probe paid it): the value lands in the instance's
+    ``__dict__``, where later lookups find it before this descriptor."""
+
+    def __init__(self, compute: Callable[[Any], _T]) -> None:
+        self.compute = compute
+        self.name = compute.__name__
+        self.__doc__ = compute.__doc__
+
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> _once[_T]: ...
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> _T: ...
+    def __get__(self, instance: object | None, owner: type | None = None) -> _T | _once[_T]:
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.compute(instance)
+        return value
 
 
 class Probe:
@@ -47,7 +70,7 @@ class Probe:
     json_error: InteropError | None = None
     """Why input that looks like JSON did not parse (reported when no format claims it)."""
 
-    @functools.cached_property
+    @_once
     def json(self) -> Any:
         """The parsed JSON if the input is JSON text, else None."""
         head = self.data[:64].lstrip(b"\xef\xbb\xbf \t\r\n")
@@ -59,12 +82,24 @@ class Probe:
             self.json_error = exc
             return None
 
-    @property
+    @_once
     def json_object(self) -> dict[str, Any] | None:
         value = self.json
         return value if isinstance(value, dict) else None
 
-    @functools.cached_property
+    @_once
+    def png(self) -> PngScan | None:
+        """The chunk walk of a PNG input (``containers.png.scan``), for every detector that looks at its
+        text chunks (keywords only: a value read here would charge the inflate budget) and the PNG
+        reader (``scan(chunks=...)``); None when the input is no PNG or its chunks cannot be walked."""
+        if self.data[:8] != PNG_SIGNATURE:
+            return None
+        try:
+            return scan(self.data, self.limits)
+        except InteropError:
+            return None
+
+    @_once
     def zip_names(self) -> list[str] | None:
         """Member names of a zip archive (its central directory, read once for every detector
         that looks inside archives, nothing inflated); None if the input is not a readable zip."""
@@ -280,11 +315,21 @@ def get_format(name: str) -> Format:
     return _FORMATS[key]
 
 
+_ordered: tuple[tuple[Format, ...], tuple[Platform, ...], tuple[Format, ...]] = ((), (), ())
+"""The last ``all_formats`` answer and the registry it was sorted from (reused while that is unchanged)."""
+
+
 def all_formats() -> list[Format]:
     """Every format, grouped by platform in platform order, each platform's in registration order."""
+    global _ordered
     load_all()
-    rank = {p.name: p.rank for p in _PLATFORMS.values()}
-    return sorted(_FORMATS.values(), key=lambda f: rank.get(f.platform, 100))
+    # Detection asks on every read; the sort is redone only when the registry changed
+    # (compared by content: tests patch ``_FORMATS`` in place).
+    formats, platforms = tuple(_FORMATS.values()), tuple(_PLATFORMS.values())
+    if formats != _ordered[0] or platforms != _ordered[1]:
+        rank = {p.name: p.rank for p in platforms}
+        _ordered = (formats, platforms, tuple(sorted(formats, key=lambda f: rank.get(f.platform, 100))))
+    return list(_ordered[2])
 
 
 def writable_formats() -> list[Format]:

@@ -19,7 +19,7 @@ def lorebook_from_json(value: Any, *, file: str | None = None, location: str | N
     if not isinstance(value, dict):
         raise InvalidCardError("lorebook is not an object", file=file, location=location)
     try:
-        return Lorebook.model_validate(value)
+        return Lorebook.__pydantic_validator__.validate_python(value)  # Lorebook.model_validate minus its wrapper
     except ValidationError as exc:
         raise InvalidCardError(first_error(exc), file=file, location=location) from None
 

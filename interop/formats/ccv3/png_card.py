@@ -94,9 +94,12 @@ def decode_payload(chunk: TextChunk, limits: Limits = DEFAULT_LIMITS) -> dict[st
     return value
 
 
-def extract_card(data: bytes, limits: Limits = DEFAULT_LIMITS, *, file: str | None = None) -> Extraction:
-    """Walk the chunks once and decode only the card chunk used (``ccv3`` first, then ``chara``)."""
-    found = scan(data, limits, file=file)
+def extract_card(
+    data: bytes, limits: Limits = DEFAULT_LIMITS, *, file: str | None = None, walked: PngScan | None = None
+) -> Extraction:
+    """Walk the chunks once and decode only the card chunk used (``ccv3`` first, then ``chara``).
+    ``walked``: the detectors' walk of ``data`` under ``limits`` (its chunks are reused)."""
+    found = scan(data, limits, file=file, chunks=walked.chunks if walked is not None else None)
     by_key: dict[str, list[TextChunk]] = {key: [] for key in CARD_KEYS}
     for text in found.texts:
         key = text.keyword.lower()
@@ -173,16 +176,17 @@ def _detect(probe: Probe) -> int:
     data = probe.data
     if data[:8] != PNG_SIGNATURE:
         return 0
-    try:
-        texts = scan(data, probe.limits).texts
-    except InteropError:
+    walked = probe.png
+    if walked is None:
         # Broken stream: claim it if a card chunk is visible so read() reports the real error.
         return 100 if _CARD_TAG.search(data) else 0
-    return 100 if any(is_card_keyword(t.keyword) for t in texts) else 0
+    return 100 if any(is_card_keyword(t.keyword) for t in walked.texts) else 0
 
 
 def _read(data: bytes, ctx: ReadContext) -> Document:
-    found = extract_card(data, ctx.limits, file=ctx.filename)
+    probe = ctx.probe
+    walked = probe.png if probe is not None and probe.data is data and probe.limits is ctx.limits else None
+    found = extract_card(data, ctx.limits, file=ctx.filename, walked=walked)
     doc = read_card_document(found.card_json, "png", ctx)
     for note in found.warnings:
         doc.warn(note)
