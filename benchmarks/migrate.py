@@ -62,6 +62,9 @@ from interop.document import Document
 from interop.model import V3_SPEC, Card, CardData, Lorebook, LorebookEntry
 from interop.platform.registry import writable_formats
 
+ROOT = Path(__file__).resolve().parents[1]
+"""The source tree this benchmark belongs to: what the measured processes import (``child_env``)."""
+
 SYLLABLES = ("ka", "ri", "to", "mel", "an", "dor", "ith", "el", "sa", "vor", "un", "ea", "mir", "tha", "os", "ul")
 
 
@@ -233,8 +236,7 @@ def child_env(work: Path, tree: Path | None = None) -> dict[str, str]:
     """
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
-    if tree is not None:
-        env["PYTHONPATH"] = str(tree)
+    env["PYTHONPATH"] = str(tree if tree is not None else ROOT)
     return env
 
 
@@ -259,7 +261,9 @@ def run_migrate(
     ]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, check=False, env=env)
+    # from the work folder: `python -c` puts the working directory ahead of PYTHONPATH, so a run
+    # started in a source tree would import that tree's interop, not the one measured
+    proc = subprocess.run(cmd, capture_output=True, check=False, env=env, cwd=out.parent)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
@@ -379,6 +383,7 @@ def start_workers(n: int, broker: str, url: str, queue: str, work: Path, env: di
                     stderr=subprocess.STDOUT,
                     env=env,
                     start_new_session=True,
+                    cwd=work,
                 ),
                 log,
             )
@@ -439,7 +444,7 @@ def distributed_runs(typical: Path, work: Path, pg: Any, args: Any) -> list[tupl
                 cmd += ["--broker", broker, "--queue", queue, "--json"]
                 cpu_before = sum(tree_cpu_s(p.pid) for p in procs)
                 start = time.perf_counter()
-                proc = subprocess.run(cmd, capture_output=True, check=False, env=env)
+                proc = subprocess.run(cmd, capture_output=True, check=False, env=env, cwd=work)
                 wall = time.perf_counter() - start
                 worker_cpu = sum(tree_cpu_s(p.pid) for p in procs) - cpu_before
             finally:
@@ -706,13 +711,21 @@ Backends = list[tuple[str, Any]]
 Verdicts = list[tuple[str, bool]]
 
 
-def fresh(work: Path, tag: str, make_url: Any) -> tuple[Path, str]:
-    """An empty output folder and a catalog with its schema (schema creation is not measured)."""
+def fresh(work: Path, tag: str, make_url: Any, tree: Path | None = None) -> tuple[Path, str]:
+    """An empty output folder and a catalog with its schema (schema creation is not measured).
+
+    ``tree``: the schema is made by that source tree's interop (a subprocess), so a baseline
+    tree at an older schema revision opens a catalog it knows."""
     out = work / f"out-{tag}"
     shutil.rmtree(out, ignore_errors=True)
     for old in work.glob(f"{tag}.sqlite*"):
         remove(old)
     url = make_url(tag)
+    if tree is not None:
+        make = "import sys; from interop.catalog.database import make_engine, upgrade_schema; "
+        make += "e = make_engine(sys.argv[1]); upgrade_schema(e); e.dispose()"
+        subprocess.run([sys.executable, "-c", make, url], check=True, env=child_env(work, tree), cwd=work)
+        return out, url
     engine = make_engine(url)
     upgrade_schema(engine)
     engine.dispose()
@@ -734,7 +747,7 @@ def typical_runs(args: argparse.Namespace, work: Path, backends: Backends, pg: P
     if args.baseline is not None:  # the same run measures the baseline tree too, taking turns
         trees.append((f" [baseline {args.baseline}]", args.baseline))
     for _, tree in trees:  # compiles each tree's bytecode into the cache, unmeasured (see child_env)
-        out, url = fresh(work, "warm-up", backends[0][1])
+        out, url = fresh(work, "warm-up", backends[0][1], tree)
         run_migrate(one, out, url, args.to, 1, child_env(work, tree))
     # one worker: the backends take turns, --repeat times, and each is judged on its best
     # run, so a burst of load from the neighbours does not decide the comparison
@@ -746,9 +759,9 @@ def typical_runs(args: argparse.Namespace, work: Path, backends: Backends, pg: P
         for backend, make_url in backends:
             for tag, tree in trees:
                 env = child_env(work, tree)
-                out, url = fresh(work, f"typical-{backend}-one", make_url)
+                out, url = fresh(work, f"typical-{backend}-one", make_url, tree)
                 fixed = run_migrate(one, out, url, args.to, 1, env)["process_cpu_s"]
-                out, url = fresh(work, f"typical-{backend}-j1", make_url)
+                out, url = fresh(work, f"typical-{backend}-j1", make_url, tree)
                 label = f"{backend}, --jobs 1" + (f" #{round_no + 1}" if args.repeat > 1 else "") + tag
                 summary = run_migrate(typical, out, url, args.to, 1, env)
                 measured = report_run(label, summary, fixed)
