@@ -91,13 +91,7 @@ def nullish(value: Any, fallback: Any) -> Any:
 
 def load(data: bytes, filename: str | None = None) -> AppLoad | None:
     """What SillyTavern holds after importing ``data`` (a card's book, or a world file)."""
-    imported = import_of(data)
-    if imported is None:
-        return None
-    load, book = imported
-    if book is not None:
-        load.entries = convert_character_book(book)
-    return load
+    return _converted(import_of(data))
 
 
 def import_of(data: bytes) -> tuple[AppLoad, dict[str, Any] | None] | None:
@@ -115,7 +109,11 @@ def import_of(data: bytes) -> tuple[AppLoad, dict[str, Any] | None] | None:
 
 def load_json(obj: dict[str, Any], via: str = "JSON") -> AppLoad | None:
     """ST's import of parsed JSON: a card (its book via convertCharacterBook) or a world file."""
-    imported = _dispatch(obj, via)
+    return _converted(_dispatch(obj, via))
+
+
+def _converted(imported: tuple[AppLoad, dict[str, Any] | None] | None) -> AppLoad | None:
+    """The load with its card book's entries as ``convertCharacterBook`` makes them."""
     if imported is None:
         return None
     load, book = imported
