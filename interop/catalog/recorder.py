@@ -69,11 +69,23 @@ class _Values(NamedTuple):
     """A row dict's values in ``cols`` order (``operator.itemgetter``: no Python loop per value)."""
 
     def text(self, rows: int) -> str:
-        return _values_text(self, rows)
+        # Only small texts are cached: one per row count, and a big batch's runs to ~1 MB (the
+        # parameter limit), so 256 of them held hundreds of MB; building one costs microseconds.
+        if rows * len(self.cols) <= _CACHED_VARS:
+            return _values_text(self, rows)
+        return _build_values_text(self, rows)
+
+
+_CACHED_VARS = 4096
+"""Largest statement (in bound values, ~3 characters each) whose text is cached: 256 of them stay under ~4 MB."""
 
 
 @functools.lru_cache(maxsize=256)
 def _values_text(sql: _Values, rows: int) -> str:
+    return _build_values_text(sql, rows)
+
+
+def _build_values_text(sql: _Values, rows: int) -> str:
     marks = "(" + ", ".join("?" * len(sql.cols)) + ")"
     return sql.head + ", ".join([marks] * rows) + sql.tail
 

@@ -167,3 +167,19 @@ def _record_at_0007(url: str, tmp_path: Path) -> tuple[int, dict[int, str]]:
         )
     engine.dispose()
     return 1, {1: report}
+
+
+def test_remembered_parts_hold_bounded_memory() -> None:
+    """The per-length memory of recent parts must not keep hundreds of large item lists alive for the
+    life of the process (``interop serve``): a run over big, distinct books once held 256 of them."""
+    report_parts._RECENT.clear()
+    body = "x" * 200_000
+    for i in range(250):
+        items = [{"path": "entry.content", "fate": "kept", "detail": body[: 200_000 - i], "rule": None}]
+        assert split_report(_report(items)) is not None
+    held = sum(len(part) for part, _ in report_parts._RECENT.values())
+    assert held <= 16_000_000
+    # and the usual case is still remembered: a repeated small part is found again
+    report_parts._RECENT.clear()
+    first = split_report(_report(ITEMS))
+    assert first is not None and report_parts._RECENT[len(first.part)][0] == first.part
