@@ -35,6 +35,7 @@ from sqlalchemy.dialects import sqlite
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 from ..errors import CatalogError
+from ..jsonio import escape_lone_surrogates
 from ..mappings import FATES
 from .database import Catalog
 from .models import Base
@@ -362,18 +363,31 @@ def _ids(ops: _Ops, table: str, rows: list[dict[str, Any]]) -> tuple[dict[str, i
     return ids, inserted
 
 
+def storable(text: str | None) -> str | None:
+    """``text`` as the database can store it: a file name that is not UTF-8 holds lone surrogates
+    (Python's ``surrogateescape``), which no driver can encode; written ``\\udcXX`` instead, so one
+    such file is recorded like any other instead of failing the whole run."""
+    if text is None or text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
 def _source_rows(outcomes: Iterable[FileOutcome], now: Any) -> list[dict[str, Any]]:
     return [
         {
             "sha256": o.sha256,
-            "path": o.path,
+            "path": storable(o.path),
             "size": o.size,
             "format": o.format,
             "platform": o.platform,
             "kind": o.kind,
             "status": o.status,
-            "error": o.error,
-            "warnings": json.dumps(o.warnings, ensure_ascii=False) if o.warnings else None,
+            "error": storable(o.error),
+            "warnings": escape_lone_surrogates(json.dumps(o.warnings, ensure_ascii=False)) if o.warnings else None,
             "imported_at": now,
         }
         for o in outcomes
@@ -566,8 +580,8 @@ def _migration_rows(
                 "lorebook_id": book_id,
                 "target": t.target,
                 "status": t.status,
-                "reason": t.reason,
-                "output_path": t.output_path,
+                "reason": storable(t.reason),
+                "output_path": storable(t.output_path),
                 "output_sha256": t.output_sha256,
                 "read_ms": o.read_ms,
                 "convert_ms": t.convert_ms,
