@@ -37,6 +37,7 @@ from sqlalchemy.dialects import sqlite
 
 from ..errors import CatalogError, InteropError
 from ..io import read_limited
+from ..jsonio import escape_lone_surrogates
 from .database import Catalog, open_catalog
 from .migrate_run import RunSummary, file_tally, load_done
 from .models import Run, RunBatch
@@ -206,7 +207,9 @@ def run_batch(catalog: Catalog, run_id: str, batch_no: int, paths: list[str], *,
                 "batch_no": batch_no,
                 "files": len(paths),
                 # tallied here: a file the database refused is failed by now
-                "outcomes": json.dumps([file_tally(o) for o in batch.outcomes], ensure_ascii=False),
+                "outcomes": escape_lone_surrogates(
+                    json.dumps([file_tally(o) for o in batch.outcomes], ensure_ascii=False)
+                ),
                 "worker": (worker or socket.gethostname())[:255],
                 "database_ms": (time.perf_counter() - start) * 1000.0,
                 "finished_at": datetime.now(UTC),
@@ -260,7 +263,7 @@ def submit(
                 "total_files": len(paths),
                 "batch_count": len(batches),
                 "batch_size": batch_size,
-                "files": json.dumps(paths, ensure_ascii=False),
+                "files": escape_lone_surrogates(json.dumps(paths, ensure_ascii=False)),
                 "ignored": ignored,
             },
         )

@@ -35,6 +35,7 @@ from sqlalchemy.dialects import sqlite
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 from ..errors import CatalogError
+from ..jsonio import escape_lone_surrogates
 from ..mappings import FATES
 from .database import Catalog
 from .models import Base
@@ -69,11 +70,23 @@ class _Values(NamedTuple):
     """A row dict's values in ``cols`` order (``operator.itemgetter``: no Python loop per value)."""
 
     def text(self, rows: int) -> str:
-        return _values_text(self, rows)
+        # Only small texts are cached: one per row count, and a big batch's runs to ~1 MB (the
+        # parameter limit), so 256 of them held hundreds of MB; building one costs microseconds.
+        if rows * len(self.cols) <= _CACHED_VARS:
+            return _values_text(self, rows)
+        return _build_values_text(self, rows)
+
+
+_CACHED_VARS = 4096
+"""Largest statement (in bound values, ~3 characters each) whose text is cached: 256 of them stay under ~4 MB."""
 
 
 @functools.lru_cache(maxsize=256)
 def _values_text(sql: _Values, rows: int) -> str:
+    return _build_values_text(sql, rows)
+
+
+def _build_values_text(sql: _Values, rows: int) -> str:
     marks = "(" + ", ".join("?" * len(sql.cols)) + ")"
     return sql.head + ", ".join([marks] * rows) + sql.tail
 
@@ -350,18 +363,31 @@ def _ids(ops: _Ops, table: str, rows: list[dict[str, Any]]) -> tuple[dict[str, i
     return ids, inserted
 
 
+def storable(text: str | None) -> str | None:
+    """``text`` as the database can store it: a file name that is not UTF-8 holds lone surrogates
+    (Python's ``surrogateescape``), which no driver can encode; written ``\\udcXX`` instead, so one
+    such file is recorded like any other instead of failing the whole run."""
+    if text is None or text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
 def _source_rows(outcomes: Iterable[FileOutcome], now: Any) -> list[dict[str, Any]]:
     return [
         {
             "sha256": o.sha256,
-            "path": o.path,
+            "path": storable(o.path),
             "size": o.size,
             "format": o.format,
             "platform": o.platform,
             "kind": o.kind,
             "status": o.status,
-            "error": o.error,
-            "warnings": json.dumps(o.warnings, ensure_ascii=False) if o.warnings else None,
+            "error": storable(o.error),
+            "warnings": escape_lone_surrogates(json.dumps(o.warnings, ensure_ascii=False)) if o.warnings else None,
             "imported_at": now,
         }
         for o in outcomes
@@ -554,8 +580,8 @@ def _migration_rows(
                 "lorebook_id": book_id,
                 "target": t.target,
                 "status": t.status,
-                "reason": t.reason,
-                "output_path": t.output_path,
+                "reason": storable(t.reason),
+                "output_path": storable(t.output_path),
                 "output_sha256": t.output_sha256,
                 "read_ms": o.read_ms,
                 "convert_ms": t.convert_ms,

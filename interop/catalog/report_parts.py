@@ -34,6 +34,10 @@ _RECENT: dict[int, tuple[str, str]] = {}
 """Part length -> (the last part of that length, its SHA-256). A run's reports repeat a few item lists:
 a part equal to one of these (compared in full, without copying it out) is not hashed again."""
 _RECENT_KEPT = 256
+_RECENT_CHARS = 4_000_000
+"""Characters all remembered parts may hold together. A module global outlives the run (``interop serve``):
+256 parts of big, distinct books held hundreds of MB. A typical run's few parts take ~100 KB."""
+_recent_held = 0
 
 
 def split_report(text: str) -> Split | None:
@@ -52,10 +56,22 @@ def split_report(text: str) -> Split | None:
     else:
         part = text[start:end]
         digest = hashlib.sha256(part.encode("utf-8", "surrogatepass")).hexdigest()
-        if len(_RECENT) >= _RECENT_KEPT:
-            _RECENT.clear()
-        _RECENT[size] = (part, digest)
+        _remember(size, part, digest)
     return Split(text[:start] + text[end:], start, part, digest)
+
+
+def _remember(size: int, part: str, digest: str) -> None:
+    """``_RECENT[size] = (part, digest)`` within ``_RECENT_KEPT`` parts and ``_RECENT_CHARS`` characters."""
+    global _recent_held
+    if size > _RECENT_CHARS // 4:  # one huge part is not worth what it would keep alive
+        return
+    old = _RECENT.get(size)
+    held = _recent_held - (len(old[0]) if old is not None else 0)
+    if len(_RECENT) >= _RECENT_KEPT or held + size > _RECENT_CHARS:
+        _RECENT.clear()
+        held = 0
+    _RECENT[size] = (part, digest)
+    _recent_held = held + size
 
 
 def join_report(rest: str, at: int, part: str) -> str:

@@ -15,12 +15,14 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from ..jsonio import escape_lone_surrogates
 from ..limits import DEFAULT_LIMITS, Limits
 from .database import Catalog
 from .distributed import _aware
 from .migrate_run import RunSummary, migrate
 from .models import Run, RunBatch
 from .pipeline import FileOutcome
+from .recorder import storable
 
 ORIGINS = ("cli", "web")
 
@@ -44,7 +46,7 @@ def start_run(
             {
                 "id": run_id,
                 "created_at": datetime.now(UTC),
-                "sources": json.dumps(sources if sources is not None else [str(p) for p in files], ensure_ascii=False),
+                "sources": _json_text(sources if sources is not None else [str(p) for p in files]),
                 "targets": ",".join(targets),
                 "out_dir": str(out_dir),
                 "data_dir": str(catalog.data_dir.resolve()),
@@ -52,7 +54,7 @@ def start_run(
                 "total_files": len(files),
                 "batch_count": 0,
                 "batch_size": 0,
-                "files": json.dumps([str(p) for p in files], ensure_ascii=False),
+                "files": _json_text([str(p) for p in files]),
                 "ignored": 0,
                 "origin": origin,
                 "status": "running",
@@ -68,8 +70,8 @@ def finish_run(catalog: Catalog, run_id: str, summary: dict[str, Any] | None, er
             .values(
                 status="failed" if error else "done",
                 finished_at=datetime.now(UTC),
-                summary=json.dumps(summary, ensure_ascii=False) if summary is not None else None,
-                error=error,
+                summary=_json_text(summary) if summary is not None else None,
+                error=storable(error),
             )
         )
 
@@ -154,3 +156,9 @@ def _job(run: Run, batch_files: int) -> dict[str, Any]:
         "error": run.error,
         "broker": run.status is None,
     }
+
+
+def _json_text(value: Any) -> str:
+    """JSON as stored text: a file name that is not UTF-8 (a lone surrogate from Python's
+    ``surrogateescape``) is written ``\\udcXX``, which the database can store and reads back the same."""
+    return escape_lone_surrogates(json.dumps(value, ensure_ascii=False))

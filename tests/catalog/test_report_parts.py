@@ -115,10 +115,14 @@ def test_catalog_show_reads_the_whole_report(sqlite_url: str, tmp_path: Path) ->
     assert expected and shown["migrations"][0]["lost"] == expected
 
 
-def test_reports_stored_before_0008_stay_readable_and_survive_a_downgrade(sqlite_url: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("db", ["sqlite", pytest.param("pg", marks=pytest.mark.postgres)])
+def test_reports_stored_before_0008_stay_readable_and_survive_a_downgrade(
+    db: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     """Upgrading keeps a 0007 report as it was; going back down puts shared parts back into their reports."""
     from alembic import command
 
+    sqlite_url = request.getfixturevalue("sqlite_url" if db == "sqlite" else "pg_url")
     _, written = _record_at_0007(sqlite_url, tmp_path)
     engine = make_engine(sqlite_url)
     upgrade_schema(engine)
@@ -161,9 +165,25 @@ def _record_at_0007(url: str, tmp_path: Path) -> tuple[int, dict[int, str]]:
         conn.execute(
             text(
                 "INSERT INTO fidelity_reports (migration_id, kept, translated, stashed, approximated, lost, "
-                "has_losses, report) VALUES (1, 20, 0, 0, 0, 0, 0, :r)"
+                "has_losses, report) VALUES (1, 20, 0, 0, 0, 0, :no, :r)"
             ),
-            {"r": report},
+            {"r": report, "no": False},
         )
     engine.dispose()
     return 1, {1: report}
+
+
+def test_remembered_parts_hold_bounded_memory() -> None:
+    """The per-length memory of recent parts must not keep hundreds of large item lists alive for the
+    life of the process (``interop serve``): a run over big, distinct books once held 256 of them."""
+    report_parts._RECENT.clear()
+    body = "x" * 200_000
+    for i in range(250):
+        items = [{"path": "entry.content", "fate": "kept", "detail": body[: 200_000 - i], "rule": None}]
+        assert split_report(_report(items)) is not None
+    held = sum(len(part) for part, _ in report_parts._RECENT.values())
+    assert held <= 16_000_000
+    # and the usual case is still remembered: a repeated small part is found again
+    report_parts._RECENT.clear()
+    first = split_report(_report(ITEMS))
+    assert first is not None and report_parts._RECENT[len(first.part)][0] == first.part
