@@ -165,7 +165,7 @@ class _DeferredField:
     """Dataclass field descriptor: stores a value or a ``Deferred``; reads give the value, the
     ``Deferred`` made once (under a lock, so every thread sees the one object)."""
 
-    _lock = threading.Lock()
+    _lock = threading.RLock()  # re-entrant: a profile built from another platform's profile must not deadlock
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.slot = f"_deferred_{name}"

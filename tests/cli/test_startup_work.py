@@ -44,6 +44,21 @@ def test_a_deferred_profile_is_made_once_on_first_read() -> None:
     assert Platform(name="x", title="X").profile is None
 
 
+def test_a_deferred_profile_may_be_built_from_another_deferred_profile() -> None:
+    """The one lock is re-entrant: a builder that reads another platform's profile does not deadlock."""
+    base = Platform(name="sample-base", title="Base", profile=Deferred(lambda: "base"))  # type: ignore[arg-type]
+    derived = Platform(
+        name="sample-derived",
+        title="Derived",
+        profile=Deferred(lambda: f"{base.profile}+derived"),  # type: ignore[arg-type]
+    )
+    seen: list[object] = []
+    thread = threading.Thread(target=lambda: seen.append(derived.profile), daemon=True)
+    thread.start()
+    thread.join(timeout=10)
+    assert seen == ["base+derived"]
+
+
 def test_registered_profiles_are_built_on_first_use() -> None:
     from interop.engine.platform_profiles import get_profile
     from interop.platform.registry import get_platform
