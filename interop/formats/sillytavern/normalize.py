@@ -127,6 +127,9 @@ _READ: dict[bytes, bytes] = {}
 bytes give it back exactly, so equal bytes read the same; the output's give a new deep copy each time.
 Bounded: an ST export's entries share most of their flat values (often all but ``display_index``)."""
 _READ_LIMIT = 1024
+_KEY_BYTES = 4096
+"""Flat keys up to this size (marshal bytes) are kept (an ST export's are ~600): the memo lives for the
+process, so a key's size bounds its memory (a flat value may be many megabytes)."""
 
 
 def read_flat(flat: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -136,6 +139,8 @@ def read_flat(flat: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         key: bytes | None = marshal.dumps(flat)
     except ValueError:  # a value marshal does not know (never from a JSON file): read it
         key = None
+    if key is not None and len(key) > _KEY_BYTES:
+        key = None  # read, not kept alive by the memo
     known = _READ.get(key) if key is not None else None
     if known is not None:
         top, ns = marshal.loads(known)

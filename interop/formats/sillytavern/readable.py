@@ -248,6 +248,9 @@ _IMMUTABLE = frozenset({str, int, float, bool, type(None)})
 _PATHS: dict[int, tuple[tuple[str | int, ...], ...]] = {}
 """The ``added`` paths of every flat key of entry ``index`` (an entry without any): the same for every book."""
 _MEMO_LIMIT = 1024
+_KEY_BYTES = 4096
+"""Flat values up to this size (marshal bytes) are kept in ``_ALL_FLAT`` (typically under 100): the memo
+lives for the process, so a key's size bounds its memory (a value may be many megabytes)."""
 
 
 @dataclass(frozen=True)
@@ -309,7 +312,7 @@ def _direct_flat(
         packed: bytes | None = marshal.dumps(values)
     except ValueError:  # not a JSON value marshal knows (never from a JSON file)
         packed = None
-    if keys is _FLAT_KEYS and packed is not None:
+    if keys is _FLAT_KEYS and packed is not None and len(packed) <= _KEY_BYTES:
         known = _ALL_FLAT.get(packed)
         if known is None:
             if len(_ALL_FLAT) >= _MEMO_LIMIT:

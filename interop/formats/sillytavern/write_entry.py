@@ -319,6 +319,9 @@ _LAYOUTS: dict[bytes, _Layout] = {}
 """Layouts by the namespace's ``marshal`` bytes (which give the namespace back exactly). Bounded; the
 entries of an ST export share a few namespaces (all their flat keys but ``display_index`` alike)."""
 _LAYOUT_LIMIT = 1024
+_KEY_BYTES = 4096
+"""Namespaces up to this size (marshal bytes) are kept (a typical one is ~500): the memo lives for the
+process, so a key's size bounds its memory (a namespace may hold a value of many megabytes)."""
 
 
 def _layout_of(ns: dict[str, Any]) -> _Layout | None:
@@ -328,6 +331,8 @@ def _layout_of(ns: dict[str, Any]) -> _Layout | None:
         key = marshal.dumps(ns)
     except ValueError:  # a value marshal does not know (never from a JSON file)
         return None
+    if len(key) > _KEY_BYTES:
+        return None  # the general path: not kept alive by the memo
     layout = _LAYOUTS.get(key)
     if layout is None:
         if len(_LAYOUTS) >= _LAYOUT_LIMIT:
