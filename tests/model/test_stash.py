@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from interop.jsonvalue import ABSENT
 from interop.model.stash import Stash, open_container, take
 
@@ -56,7 +58,9 @@ def test_a_damaged_absent_list_restores_only_field_names() -> None:
     assert target == {"a": 1}
 
 
-def test_a_card_entry_with_a_damaged_omit_record_converts() -> None:
+@pytest.mark.parametrize("record", [{"omit": [[]], "verbatim": {}}, {"added_fields": [[]]}])
+def test_a_card_entry_with_a_damaged_record_converts(record: dict) -> None:
+    """Hand-edited ``extensions.sillytavern.entry`` records once raised TypeError (unhashable list) mid-conversion."""
     from interop.api import read_bytes, write
 
     entry = {
@@ -65,7 +69,7 @@ def test_a_card_entry_with_a_damaged_omit_record_converts() -> None:
         "enabled": True,
         "insertion_order": 0,
         "use_regex": False,
-        "extensions": {"sillytavern": {"entry": {"omit": [[]], "verbatim": {}}}},
+        "extensions": {"sillytavern": {"entry": record}},
     }
     card = {
         "spec": "chara_card_v3",
@@ -73,5 +77,5 @@ def test_a_card_entry_with_a_damaged_omit_record_converts() -> None:
         "data": {"name": "X", "extensions": {}, "character_book": {"entries": [entry], "extensions": {}}},
     }
     doc = read_bytes(json.dumps(card).encode(), filename="damaged.json")
-    for target in ("lorebook_v3", "ccv2", "sillytavern-world"):
+    for target in ("lorebook_v3", "ccv2", "sillytavern-world", "sillytavern-card"):
         assert write(doc, target)

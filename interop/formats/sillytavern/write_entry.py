@@ -360,7 +360,9 @@ def _apply_records(out: dict[str, Any], ns: dict[str, Any], template: bool) -> N
     """The namespace's records of what the typed fields cannot say: added, unknown, verbatim, omitted fields."""
     added = ns.get(ADDED_FIELDS)
     if isinstance(added, list) and not template:  # spec fields a card writer added to a world entry
-        Stash(absent=[NATIVE_OF_REQUIRED.get(name, name) or "" for name in added]).restore(out)
+        # a damaged record may hold lists or objects: only names can name a field
+        names = [NATIVE_OF_REQUIRED.get(name, name) or "" for name in added if isinstance(name, str)]
+        Stash(absent=names).restore(out)
     stash = entry_stash(ns)
     unknown = ns.get(UNKNOWN)
     if isinstance(unknown, dict):  # native fields the table does not know: kept like verbatim ones
