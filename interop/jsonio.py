@@ -201,16 +201,17 @@ def _pretty_fast(obj: Any) -> bytes | None:
     only kind json writes, gives the same text) and ``uuid.UUID``, which json refuses and
     interop's documents never hold. No read-back: it cost more than the dump.
     """
-    return _orjson_dump(obj, _PRETTY_OPTIONS)
+    return orjson_dump(obj, _PRETTY_OPTIONS)
 
 
-def _orjson_dump(obj: Any, options: int) -> bytes | None:
+def orjson_dump(obj: Any, options: int = 0) -> bytes | None:
     """orjson's text for ``obj`` (``_pretty_fast``'s rules; without ``OPT_INDENT_2`` json's
-    ``separators=(",", ":")`` form), or None where json is to write it."""
+    ``separators=(",", ":")`` form; other orjson ``options`` such as ``OPT_SORT_KEYS`` may be
+    added), or None where json is to write it. NaN and Infinity come out ``null``."""
     if _orjson is None:
         return None
     try:
-        out = _orjson.dumps(obj, option=options)
+        out = _orjson.dumps(obj, option=options | _COMPACT_OPTIONS)
     except (TypeError, ValueError):  # orjson.JSONEncodeError is a TypeError
         return None
     if _orjson_float_differs(out):
@@ -266,7 +267,7 @@ def dump_json(obj: Any, *, pretty: bool = True) -> bytes:
     NaN and Infinity (from ``1e400`` or YAML ``.nan``) are written ``null``, as
     JSON.stringify does; lone surrogates are written ``\\uXXXX``.
     """
-    fast = _orjson_dump(obj, _PRETTY_OPTIONS if pretty else _COMPACT_OPTIONS)
+    fast = orjson_dump(obj, _PRETTY_OPTIONS if pretty else 0)
     if fast is not None:
         return fast + b"\n" if pretty else fast
     indent, separators, tail = (2, None, b"\n") if pretty else (None, (",", ":"), b"")

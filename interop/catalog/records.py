@@ -18,6 +18,7 @@ import orjson
 from ..chatbook import chats_in_file
 from ..document import Document
 from ..errors import InteropError
+from ..jsonio import orjson_dump
 from ..model import Card, Lorebook, LorebookEntry, as_bool, as_number, as_str_list
 from ..model.chat import ChatLog
 from ..model.versions import as_displayed, spec_label
@@ -35,55 +36,22 @@ _COMPACT_ASCII = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), defa
 _SORTED = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True, default=str).encode
 
 
-_PASS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
-"""Dates, dataclasses and subclasses of str/int/dict/list go to ``_refuse``: json would ``str()`` the
-first two (orjson writes its own forms), and a subclass may ``str()`` otherwise."""
-_DIGIT_AS_ZERO = bytes(0x30 if 0x30 <= b <= 0x39 else b for b in range(256))
-
-
-def _refuse(_value: Any) -> Any:
-    raise TypeError
-
-
-def _small_float(out: bytes) -> bool:
-    """Could ``out`` hold a float orjson writes otherwise than json: 1e-9..1e-4 (orjson "0.00001" /
-    "1e-9", json "1e-05" / "1e-09")? Like ``jsonio._orjson_float_differs``, in C passes: digits
-    become "0", then a one-digit negative exponent is "0e-0" not followed by a digit. May say yes
-    for text in a string (json then, slower)."""
-    if b"0.0000" in out:
-        return True
-    if b"e-" not in out:
-        return False
-    zeroed = out.translate(_DIGIT_AS_ZERO)
-    at = zeroed.find(b"0e-0")
-    while at != -1:
-        if zeroed[at + 4 : at + 5] != b"0":
-            return True
-        at = zeroed.find(b"0e-0", at + 4)
-    return False
-
-
 def _orjson(obj: Any, option: int = 0) -> bytes | None:
     """``obj`` as compact JSON written by orjson (~5x json's C encoder), or None where it could
-    differ from ``_COMPACT`` / ``_SORTED``: a value it refuses (lone surrogates, non-string keys,
-    huge ints, any type json would ``str()``: ``_PASS``); small floats (``_small_float``); NaN and
-    Infinity, which it writes ``null``: when the output holds a null, it is read back and must equal
-    ``obj``. (Tuples and UUIDs it writes as json does; enum members and ``orjson.Fragment`` never
-    occur in a model read from a file.) Sorted keys: orjson compares UTF-8 bytes, json code points,
-    which order alike."""
-    try:
-        out = orjson.dumps(obj, default=_refuse, option=option | _PASS)
-    except TypeError:  # orjson.JSONEncodeError
-        return None
-    if _small_float(out) or (b"null" in out and orjson.loads(out) != obj):
+    differ from ``_COMPACT`` / ``_SORTED``: where ``jsonio.orjson_dump`` leaves it to json, and NaN
+    and Infinity, which orjson writes ``null``: when the output holds a null, it is read back and
+    must equal ``obj``. Sorted keys: orjson compares UTF-8 bytes, json code points, which order alike."""
+    out = orjson_dump(obj, option)
+    if out is None or (b"null" in out and orjson.loads(out) != obj):
         return None
     return out
 
 
 def _orjson_checked(obj: Any, option: int = 0) -> bytes | None:
-    """``_orjson`` for a part of a value ``_orjson`` already accepted whole (the same checks hold)."""
+    """``_orjson`` for a part of a value ``_orjson`` already accepted whole: no type it would refuse,
+    no small float and no NaN is left in it, so orjson's text is json's."""
     try:
-        return orjson.dumps(obj, default=_refuse, option=option | _PASS)
+        return orjson.dumps(obj, option=option)
     except TypeError:
         return None
 
