@@ -490,8 +490,9 @@ def test_catalog_list_thumbnails_sorting_and_count(page: object, catalogued: str
     # The card's thumbnail is its picture (a PNG), the book's a placeholder.
     card_img = rows.filter(has_text="card:1").locator("img.thumb")
     card_img.wait_for()
-    assert page.evaluate(  # type: ignore[attr-defined]
-        "(img) => img.complete && img.naturalWidth > 0", card_img.element_handle()
+    # a lazy image attached to the page may still be loading: wait for it (times out, and fails, if it never loads)
+    assert page.wait_for_function(  # type: ignore[attr-defined]
+        "(img) => img.complete && img.naturalWidth > 0", arg=card_img.element_handle(), timeout=10_000
     )
     # Sorting by entries (descending on the second click), by name.
     page.click("#items th[data-key=name] button")  # type: ignore[attr-defined]
