@@ -276,28 +276,32 @@ class _Layout:
     ``_FROM_ENTRY``), and the writers of the others, run per entry."""
 
     fixed: dict[str, Any]
-    depends: tuple[tuple[WorldField, Writer, str], ...]
+    depends: tuple[tuple[WorldField, Writer, str, str | None, bool], ...]
+    """Each: the field, its writer, its native name, and for a ``_write_copy_top`` field (the entry's
+    own top-level value, else the template's) its canonical name and whether a null takes the
+    template's value (``_by_layout`` runs that writer's common case inline)."""
     records: bool
 
 
 def _layout(ns: dict[str, Any]) -> _Layout:
     probe = _View(LorebookEntry(), ns, True, 0, Fill(), set())  # for the namespace-only writers
     fixed_values: dict[str, Any] = {}
-    depends: list[tuple[WorldField, Writer, str]] = []
+    depends: list[tuple[WorldField, Writer, str, str | None, bool]] = []
     for field, writer, native, ns_key, fixed, null_fallback in _PLAN:
         if ns_key is not None:  # native_by_plan's namespace copy
             value = ns.get(ns_key, ABSENT)
             if value is ABSENT or (value is None and null_fallback):
                 if fixed is _FROM_ENTRY:
                     fixed_values[native] = _FROM_ENTRY
-                    depends.append((field, _template_value, native))
+                    depends.append((field, _template_value, native, None, False))
                     continue
                 value = fixed
         elif writer in _NS_ONLY:
             value = writer(field, probe)
         else:
             fixed_values[native] = _FROM_ENTRY
-            depends.append((field, writer, native))
+            top = field.canonical if writer is _write_copy_top else None
+            depends.append((field, writer, native, top, null_fallback))
             continue
         if value is ABSENT:
             continue
@@ -305,7 +309,7 @@ def _layout(ns: dict[str, Any]) -> _Layout:
             fixed_values[native] = value
         else:  # a list or object: a new copy for every entry
             fixed_values[native] = _FROM_ENTRY
-            depends.append((field, _copy_fixed(copy_value(value)), native))
+            depends.append((field, _copy_fixed(copy_value(value)), native, None, False))
     return _Layout(fixed_values, tuple(depends), not _RECORDS.isdisjoint(ns))
 
 
@@ -345,7 +349,16 @@ def _by_layout(view: _View, layout: _Layout) -> dict[str, Any]:
     """``native_by_plan`` of a template-filled entry: the layout's fixed values (key order kept), then
     the fields that depend on the entry, then the namespace's records."""
     out = dict(layout.fixed)
-    for field, writer, native in layout.depends:
+    entry, top = view.entry, view.top
+    for field, writer, native, canonical, null_fallback in layout.depends:
+        if canonical is not None and canonical in top:
+            # _write_copy_top's own-value case, inline (most fields of most entries): the template
+            # is on, so a null takes the template's value where ``null_fallback`` says so; keys are
+            # rewritten only for a use_regex entry (``_with_regex_keys``)
+            value = getattr(entry, canonical, None)
+            if (value is not None or not null_fallback) and (native != "key" or entry.use_regex is not True):
+                out[native] = value if value.__class__ in _IMMUTABLE else copy_value(value)
+                continue
         value = writer(field, view)
         if value is ABSENT:
             del out[native]
