@@ -148,3 +148,28 @@ def test_memoized_flat_read_is_a_fresh_read(flat: dict[str, Any]) -> None:
         for value in got[1].values():
             if isinstance(value, list):
                 value.append("mutated")
+
+
+def _model_state(model: Any) -> Any:
+    return (
+        type(model), repr(model.__dict__), model.__pydantic_extra__, model.__pydantic_fields_set__,
+        model.__pydantic_private__, repr(model.dump()),
+    )
+
+
+update_keys = st.sampled_from([*LorebookEntry.model_fields, "x_extra", "zz"])
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st_entry, st.dictionaries(update_keys, json_value, max_size=4), st.dictionaries(short, json_value, max_size=2))
+def test_model_copy_is_pydantics(raw: dict[str, Any], update: dict[str, Any], extra: dict[str, Any]) -> None:
+    from interop.formats.sillytavern.fields import model_copy
+
+    entry = LorebookEntry.model_validate({**extra, **raw})
+    want, got = entry.model_copy(update=update), model_copy(entry, update)
+    assert _model_state(got) == _model_state(want)
+    assert got.__dict__ is not entry.__dict__ and got.__pydantic_fields_set__ is not entry.__pydantic_fields_set__
+    assert got.__pydantic_extra__ is None or got.__pydantic_extra__ is not entry.__pydantic_extra__
+    book = Lorebook.model_validate({"entries": [raw], **extra})
+    new_entries = {"entries": [entry]}
+    assert _model_state(model_copy(book, new_entries)) == _model_state(book.model_copy(update=new_entries))

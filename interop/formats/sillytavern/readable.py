@@ -9,7 +9,7 @@ from typing import Any
 
 from ...model import Lorebook, LorebookEntry, as_bool
 from .card import card_book_from_lorebook
-from .fields import BY_FLAT, REQUIRED_ENTRY_FIELDS, ST_TOP_LEVEL, copy_value
+from .fields import BY_FLAT, REQUIRED_ENTRY_FIELDS, ST_TOP_LEVEL, copy_value, model_copy
 from .model import ADDED_FIELDS, CARD_FIELDS, NAMESPACE, book_ext, foreign_extensions
 from .world import natives, normalized, st_exported_use_regex
 from .write_entry import Fill, native_from_entry
@@ -195,7 +195,7 @@ def _direct(book: Lorebook, from_card: bool, flat_keys: bool) -> tuple[Lorebook,
         _direct_entry(entry, index, normal.entries[index], fulls[index], added, plain[index], flat_keys)
         for index, entry in enumerate(book.entries)
     ]
-    return book.model_copy(update={"entries": entries}), added
+    return model_copy(book, {"entries": entries}), added
 
 
 def _direct_entry(
@@ -238,7 +238,7 @@ def _direct_entry(
         ours = extensions.get(NAMESPACE) if isinstance(extensions.get(NAMESPACE), dict) else {}
         extensions[NAMESPACE] = {**ours, "entry": {**(ns or {}), CARD_FIELDS: {"use_regex": True}}}
     update["extensions"] = extensions
-    return entry.model_copy(update=update)
+    return model_copy(entry, update)
 
 
 _FLAT_KEYS = tuple(BY_FLAT)
