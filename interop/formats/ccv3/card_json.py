@@ -15,7 +15,7 @@ from ...cardkit.card_image import data_url, is_default_avatar, plain_picture, sn
 from ...cardkit.card_io import card_version, read_card_document
 from ...document import Document
 from ...jsonio import dump_json
-from ...model import Card
+from ...model import Asset, Card
 from ...model.versions import as_displayed, to_v1, to_v2, to_v3
 from ...platform.registry import Format, Probe, ReadContext, WriteContext
 from ...transforms.card_for_target import card_for
@@ -71,15 +71,20 @@ def with_picture(card: Card, doc: Document, ctx: WriteContext) -> Card:
         return card
     if ctx.image is None and doc.image is None and not any(uri.startswith(ASSET_CHUNK) for uri in doc.assets):
         return card  # nothing to inline (most JSON sources): no dump and validation of the whole card
-    raw = card.dump()
-    data = raw.setdefault("data", {})
+    # Only the assets change: they are dumped, changed and validated, not the whole card (what
+    # ``Card.model_validate(card.dump())`` with the new assets gives: tests/formats/test_ccv3_picture.py).
+    source = card.data
+    data: dict[str, Any] = {}
+    if "assets" in source.model_fields_set:
+        if not isinstance(source.assets, list):
+            return card
+        data["assets"] = [asset.dump() for asset in source.assets]
     assets = data.get("assets", [])
-    if not isinstance(assets, list):
-        return card
     inlined = _inline_asset_chunks(assets, doc)
     if not (_picture_as_icon(card, data, assets, doc, ctx) or inlined):
         return card
-    out = Card.model_validate(raw)
+    new_assets = [Asset.model_validate(asset) for asset in data["assets"]]
+    out = card.model_copy(update={"data": source.model_copy(update={"assets": new_assets})})
     out.filled = set(card.filled)
     return out
 
