@@ -173,3 +173,16 @@ def test_model_copy_is_pydantics(raw: dict[str, Any], update: dict[str, Any], ex
     book = Lorebook.model_validate({"entries": [raw], **extra})
     new_entries = {"entries": [entry]}
     assert _model_state(model_copy(book, new_entries)) == _model_state(book.model_copy(update=new_entries))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st_book, st.dictionaries(short, json_value, max_size=2))
+def test_json_view_of_drawn_books(book: Lorebook, extra: dict[str, Any]) -> None:
+    """ccv3's ``json_view`` (the card writers' dump) is ``dump``, for drawn books and their readable ones."""
+    from interop.formats.ccv3.card_json import json_view
+
+    book = Lorebook.model_validate({**extra, **book.dump()})
+    with document_scope():
+        readable_book = readable.st_readable_book(book, from_card=True)[0]
+    for model in (book, readable_book, *book.entries, *readable_book.entries):
+        assert repr(json_view(model)) == repr(model.dump())
