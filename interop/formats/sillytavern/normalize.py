@@ -94,7 +94,9 @@ def _normalize_entry(index: int, entry: LorebookEntry, conflicts: list[Conflict]
     flat = extensions if only_flat else {k: extensions[k] for k in flat_keys}
     # The entry's top-level fields as ``dump()`` has them, not copied: the steps below only set
     # top-level names, and the new entry takes the changed ones (no dump and validation round trip).
-    raw = {name: getattr(entry, name) for name in entry.model_fields_set}
+    raw = entry.__dict__.copy()  # the declared fields, in order (the set ones kept below, at C speed)
+    for name in raw.keys() - entry.model_fields_set:
+        del raw[name]
     raw.update(entry.model_extra or {})
     before = dict(raw)
     top, from_flat = read_flat(flat)
