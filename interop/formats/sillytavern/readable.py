@@ -208,19 +208,22 @@ def _direct_entry(
     flat_keys: bool,
 ) -> LorebookEntry:
     """``_readable_entry`` of a book that is not a world file's (see the comment above)."""
-    present = entry.model_fields_set | set(entry.model_extra or {})  # the keys of entry.dump()
+    present = entry.model_fields_set  # with the extra keys: the keys of entry.dump()
+    if entry.model_extra:
+        present = present | entry.model_extra.keys()
     update: dict[str, Any] = {}
-    for name, _native in REQUIRED_ENTRY_FIELDS:
-        if name not in present and name != "extensions":
-            value = entry.use_regex is True if name == "use_regex" else copy_value(_card_value(name, full))
-            update[name] = value
-            _count(added, index, (name,), value)
-    for name, _native, fallback in ST_TOP_LEVEL:
-        if name not in present:
-            value = _card_value(name, full)
-            if value is not None and value != fallback:
-                update[name] = copy_value(value)
+    if not _TOP_NAMES.issubset(present):  # most entries have every required and ST top-level field
+        for name, _native in REQUIRED_ENTRY_FIELDS:
+            if name not in present and name != "extensions":
+                value = entry.use_regex is True if name == "use_regex" else copy_value(_card_value(name, full))
+                update[name] = value
                 _count(added, index, (name,), value)
+        for name, _native, fallback in ST_TOP_LEVEL:
+            if name not in present:
+                value = _card_value(name, full)
+                if value is not None and value != fallback:
+                    update[name] = copy_value(value)
+                    _count(added, index, (name,), value)
     source = entry.extensions
     extensions = dict(source) if isinstance(source, dict) else {}
     flat = _direct_flat(index, normal, full, extensions, added) if flat_keys else {}
@@ -241,6 +244,10 @@ def _direct_entry(
     return model_copy(entry, update)
 
 
+_TOP_NAMES = frozenset(
+    [name for name, _native in REQUIRED_ENTRY_FIELDS if name != "extensions"] + [name for name, *_ in ST_TOP_LEVEL]
+)
+"""The top-level fields ``_direct_entry`` adds to an entry that lacks them."""
 _FLAT_KEYS = tuple(BY_FLAT)
 _FLAT_KEY_SET = frozenset(BY_FLAT)
 _FLAT_NATIVES = tuple(field.native for field in BY_FLAT.values())
