@@ -237,8 +237,10 @@ def filter_to_native(value: Any) -> Any:
 def native_from_entry(entry: LorebookEntry, template: bool, index: int, fill: Fill = Fill()) -> dict[str, Any]:
     """The native world entry for ``entry`` (``template``: filled the way ST's importers fill it)."""
     ns = entry.ext(NAMESPACE).get("entry")
-    view = _View(entry, ns if isinstance(ns, dict) else {}, template, index, fill,
-                 entry.model_fields_set | set(entry.model_extra or {}))
+    top = entry.model_fields_set  # only read (``in``): the entry's own set, with the extra keys if any
+    if entry.model_extra:
+        top = top | entry.model_extra.keys()
+    view = _View(entry, ns if isinstance(ns, dict) else {}, template, index, fill, top)
     layout = _layout_of(view.ns) if template else None
     return _by_layout(view, layout) if layout is not None else native_by_plan(view)
 
