@@ -163,7 +163,7 @@ update_keys = st.sampled_from([*LorebookEntry.model_fields, "x_extra", "zz"])
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st_entry, st.dictionaries(update_keys, json_value, max_size=4), st.dictionaries(short, json_value, max_size=2))
 def test_model_copy_is_pydantics(raw: dict[str, Any], update: dict[str, Any], extra: dict[str, Any]) -> None:
-    from interop.formats.sillytavern.fields import model_copy
+    from interop.transforms.card_for_target import model_copy
 
     entry = LorebookEntry.model_validate({**extra, **raw})
     want, got = entry.model_copy(update=update), model_copy(entry, update)
@@ -186,3 +186,15 @@ def test_json_view_of_drawn_books(book: Lorebook, extra: dict[str, Any]) -> None
         readable_book = readable.st_readable_book(book, from_card=True)[0]
     for model in (book, readable_book, *book.entries, *readable_book.entries):
         assert repr(json_view(model)) == repr(model.dump())
+
+
+def test_model_copy_of_a_card_keeps_its_private_record() -> None:
+    from interop.model import Card
+    from interop.transforms.card_for_target import model_copy
+
+    card = Card.model_validate({"spec": "chara_card_v3", "data": {"name": "a", "x_tool": 1}, "top": 2})
+    card.filled = {"data.group_only_greetings"}
+    update = {"data": model_copy(card.data, {"tags": [], "zz": 3})}
+    want, got = card.model_copy(update=update), model_copy(card, update)
+    assert _model_state(got) == _model_state(want) and got.filled == {"data.group_only_greetings"}
+    assert _model_state(got.data) == _model_state(card.data.model_copy(update={"tags": [], "zz": 3}))

@@ -11,10 +11,7 @@ import functools
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, TypeVar
-
-from pydantic import BaseModel
-from pydantic_core import PydanticUndefined
+from typing import Any
 
 from ...mappings import load as load_mapping
 from ...model import LorebookEntry
@@ -35,44 +32,6 @@ def copy_value(value: Any) -> Any:
     elif kind is dict and _SCALARS.issuperset(map(type, value.values())):
         return value.copy()  # e.g. an entry's foreign `extensions`, most often {}
     return copy.deepcopy(value)
-
-
-M = TypeVar("M", bound=BaseModel)
-_set_attr = object.__setattr__
-_DECLARED: dict[type, frozenset[str]] = {}
-
-
-def model_copy(model: M, update: dict[str, Any]) -> M:
-    """``model.model_copy(update=update)`` (shallow, no validation) for a model with ``extra="allow"``
-    (every canonical model): the same new object, in about a third of the time, which matters for the
-    one copy per entry the card-book writers make (pydantic's goes through ``copy.copy`` three times).
-    tests/formats/test_sillytavern_fast_paths.py checks it against pydantic's."""
-    cls = model.__class__
-    new = cls.__new__(cls)
-    values = model.__dict__.copy()
-    extra = model.__pydantic_extra__
-    if extra is not None:
-        extra = extra.copy()
-    declared = _DECLARED.get(cls)
-    if declared is None:
-        declared = _DECLARED[cls] = frozenset(cls.__pydantic_fields__)  # a metaclass lookup: slow
-    for key, value in update.items():
-        if key in declared:
-            values[key] = value
-        else:
-            if extra is None:
-                extra = {}
-            extra[key] = value
-    fields_set = set(model.__pydantic_fields_set__)
-    fields_set.update(update)
-    private = getattr(model, "__pydantic_private__", None)
-    if private is not None:
-        private = {k: v for k, v in private.items() if v is not PydanticUndefined}
-    _set_attr(new, "__dict__", values)
-    _set_attr(new, "__pydantic_extra__", extra)
-    _set_attr(new, "__pydantic_fields_set__", fields_set)
-    _set_attr(new, "__pydantic_private__", private)
-    return new
 
 
 def is_number(value: Any) -> bool:

@@ -17,7 +17,8 @@ from ...jsonvalue import json_equal
 from ...model import Card, Lorebook, LorebookEntry
 from ...model.conflict import Conflict
 from ...model.stash import Stash, take
-from .fields import BY_FLAT, POSITION_NAMES, entry_label, is_number, model_copy
+from ...transforms.card_for_target import model_copy
+from .fields import BY_FLAT, POSITION_NAMES, entry_label, is_number
 from .model import BOOK_FIELDS, CARD_FIELDS, NAMESPACE, keep_record
 from .read_entry import read_native_entry
 

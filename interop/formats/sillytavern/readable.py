@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...model import Lorebook, LorebookEntry, as_bool
+from ...transforms.card_for_target import model_copy
 from .card import card_book_from_lorebook
-from .fields import BY_FLAT, REQUIRED_ENTRY_FIELDS, ST_TOP_LEVEL, copy_value, model_copy
+from .fields import BY_FLAT, REQUIRED_ENTRY_FIELDS, ST_TOP_LEVEL, copy_value
 from .model import ADDED_FIELDS, CARD_FIELDS, NAMESPACE, book_ext, foreign_extensions
 from .world import natives, normalized, st_exported_use_regex
 from .write_entry import Fill, native_from_entry
