@@ -148,14 +148,17 @@ def book_for(doc: Document, target: str, book: Lorebook | None = None) -> Lorebo
     journal = findings.current()
     if journal is not None:  # recorded per write: the memo computes the book (and its findings) once per source
         journal.findings.extend(added)
-    return readable if target in NO_FLAT_KEYS else _risu_disabled_lines(readable)
+    return readable
 
 
 def _readable_with_findings(
     st_readable_book: Any, book: Lorebook, from_card: bool, flat_keys: bool
 ) -> tuple[Lorebook, list[findings.Finding]]:
-    """The ST-readable book and its ``added`` findings (what ``Journal.added`` records; immutable tuples)."""
+    """The ST-readable book and its ``added`` findings (what ``Journal.added`` records; immutable tuples).
+    A target given the flat keys (``flat_keys``: not in ``NO_FLAT_KEYS``) also gets the Risu-disabled lines."""
     readable, added = st_readable_book(book, from_card=from_card, flat_keys=flat_keys)
+    if flat_keys:
+        readable = _risu_disabled_lines(readable)
     if not added:
         return readable, []
     # Finding("added", path, ADDED_DETAIL, BY, value) for each pair, built at C speed (~90 per typical card)
