@@ -12,7 +12,7 @@ from ...transforms.card_for_target import model_copy
 from .card import card_book_from_lorebook
 from .fields import BY_FLAT, REQUIRED_ENTRY_FIELDS, ST_TOP_LEVEL, copy_value
 from .model import ADDED_FIELDS, CARD_FIELDS, NAMESPACE, book_ext, foreign_extensions
-from .world import natives, normalized, st_exported_use_regex
+from .world import is_native_world, natives, normalized, st_exported_use_regex
 from .write_entry import Fill, native_from_entry
 
 Added = list[tuple[tuple[str | int, ...], str]]
@@ -32,7 +32,7 @@ def st_readable_book(book: Lorebook, *, from_card: bool = False, flat_keys: bool
     (``Added``), which the card-book writers record in the conversion's journal.
     ``flat_keys=False`` adds only (2): for a target whose app never reads entry ``extensions`` (Agnai).
     """
-    if book_ext(book).native_world is not True:
+    if not is_native_world(book):
         return _direct(book, from_card, flat_keys)
     return via_card_book(book, from_card=from_card, flat_keys=flat_keys)
 

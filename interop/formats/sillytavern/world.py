@@ -119,6 +119,11 @@ def natives(book: Lorebook, template: bool, from_card: bool, plain: list[bool]) 
     return memoized("st_natives", book, args, compute)
 
 
+def is_native_world(book: Lorebook) -> bool:
+    """``book_ext(book).native_world is True`` without validating the record when there is none (most books)."""
+    return isinstance(book.ext(NAMESPACE).get("lorebook"), dict) and book_ext(book).native_world is True
+
+
 _FILLS = {(from_card, plain): Fill(from_card, plain) for from_card in (False, True) for plain in (False, True)}
 
 
@@ -175,7 +180,7 @@ def world_entries(book: Lorebook, *, from_card: bool = False) -> dict[str, Any]:
     """``world_from_lorebook(book)["entries"]`` alone: the settings SillyTavern holds, without
     building ``originalData`` (the app model compares settings only)."""
     normal = normalized(book)[0]
-    return _world_entries(book, normal, from_card, book_ext(normal).native_world is True)
+    return _world_entries(book, normal, from_card, is_native_world(normal))
 
 
 def _world_entries(source: Lorebook, book: Lorebook, from_card: bool, native_world: bool) -> dict[str, Any]:
