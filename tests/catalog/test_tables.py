@@ -14,7 +14,7 @@ from interop.catalog.models import Base, Migration, Run, SourceFile
 
 def test_columns_are_the_models_columns_in_their_order() -> None:
     expected = {t.name: tuple(c.name for c in t.c if c.name != "id") for t in Base.metadata.sorted_tables}
-    assert tables.COLUMNS == expected
+    assert expected == tables.COLUMNS
 
 
 @pytest.mark.parametrize("light", [tables.SOURCE_FILES, tables.MIGRATIONS, tables.RUNS])
@@ -58,7 +58,7 @@ def test_statements_compile_as_through_the_models(dialect: object) -> None:
         a, b = ours.compile(dialect=dialect), theirs.compile(dialect=dialect)  # type: ignore[attr-defined]
         assert str(a) == str(b)
         # bound as through the models (SQLite stores timestamps as text, booleans as 0/1)
-        processors_a, processors_b = a._bind_processors, b._bind_processors  # noqa: SLF001
+        processors_a, processors_b = a._bind_processors, b._bind_processors
         params_a, params_b = a.construct_params(), b.construct_params()
         assert params_a == params_b
         bound_a = {k: processors_a[k](v) if k in processors_a else v for k, v in params_a.items()}
