@@ -38,10 +38,10 @@ from ..errors import CatalogError
 from ..jsonio import escape_lone_surrogates
 from ..mappings import FATES
 from .database import Catalog
-from .models import Base
 from .pipeline import FileOutcome, TargetOutcome
 from .records import BookRecord, CardRecord, ChatRecord
 from .report_parts import split_report
+from .tables import COLUMNS
 
 _RETRIES = 5
 BatchHook = Callable[[Connection], None]
@@ -102,7 +102,7 @@ def _sqlite_sql() -> dict[str, Any]:
     """
 
     def cols_of(name: str) -> tuple[str, ...]:
-        return tuple(c.name for c in Base.metadata.tables[name].c if c.name != "id")
+        return COLUMNS[name]
 
     def values(name: str, tail: str) -> _Values:
         cols = cols_of(name)
@@ -244,6 +244,8 @@ class _PgStatements:
 
     def __init__(self) -> None:
         from sqlalchemy.dialects import postgresql  # SQLite catalogs never pay for importing the dialect
+
+        from .models import Base  # nor for the ORM (``tables.COLUMNS`` is all the SQLite path needs)
 
         pg = postgresql.dialect()
 
