@@ -162,8 +162,8 @@ def _sqlite_sql() -> dict[str, Any]:
     # Entries: one statement per batch, not per row. The search index's trigger (FTS5) writes its
     # pending terms out at the end of every statement: a segment per entry, and the merging of
     # those, cost ~3x the whole index update done once per batch.
-    # (DO NOTHING only ever skips a padding row: a book's entries are written by the transaction
-    # that creates the book, positions unique within it.)
+    # (DO NOTHING is there for the padding rows: any other row skipped fails the statement, see
+    # ``_returning_tuples``.)
     sql["insert:lorebook_entries"] = values("lorebook_entries", "ON CONFLICT DO NOTHING")
     # The rest: ``executemany`` of one statement, compiled once per connection. (A multi-row text
     # costs ~2 us a row to compile: more than the rows' whole insert when a run is one batch.)
@@ -216,8 +216,11 @@ class _SqliteOps:
         values: _Values = self.sql[name]
         return self._returning_tuples(name, list(map(values.row, rows)))
 
-    def _returning_tuples(self, name: str, rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-        """``_returning`` for rows already in column order."""
+    def _returning_tuples(
+        self, name: str, rows: list[tuple[Any, ...]], *, all_new: str | None = None
+    ) -> list[tuple[Any, ...]]:
+        """``_returning`` for rows already in column order. ``all_new``: every row must be inserted,
+        and a row skipped as a conflict is that unique constraint failing, as it did unpadded."""
         values: _Values = self.sql[name]
         width = len(values.cols)
         step = max(1, self.max_vars // width)
@@ -230,7 +233,10 @@ class _SqliteOps:
             if size > len(chunk):
                 params += chunk[-1] * (size - len(chunk))  # see _Values: a no-op row
             try:
-                out += self.dbapi.execute(sql, params).fetchall()
+                cursor = self.dbapi.execute(sql, params)
+                out += cursor.fetchall()
+                if all_new is not None and cursor.rowcount != len(chunk):
+                    raise sqlite3.IntegrityError(f"UNIQUE constraint failed: {all_new}")
             except sqlite3.Error as exc:
                 raise self._fail(sql, exc) from exc
         return out
@@ -238,7 +244,11 @@ class _SqliteOps:
     def insert_entries(self, books: list[tuple[int, list[dict[str, Any]]]]) -> None:
         """The entries of each (lorebook id, entry rows), in that order; the rows lack ``lorebook_id``."""
         get = _entry_getter()
-        self._returning_tuples("insert:lorebook_entries", [(book_id, *get(e)) for book_id, rows in books for e in rows])
+        self._returning_tuples(
+            "insert:lorebook_entries",
+            [(book_id, *get(e)) for book_id, rows in books for e in rows],
+            all_new="lorebook_entries.lorebook_id, lorebook_entries.position",
+        )
 
     def insert(self, table: str, rows: list[dict[str, Any]]) -> None:
         self._executemany(f"insert:{table}", rows)

@@ -82,3 +82,28 @@ def test_fast_paths_store_what_the_plain_statements_store(tmp_path: Path, monkey
     fast, plain = _dump(tmp_path / "fast.sqlite"), _dump(tmp_path / "plain.sqlite")
     assert fast["lorebook_entries"] and fast["search"]
     assert fast == plain
+
+
+def test_a_real_entry_conflict_still_fails_the_batch(tmp_path: Path) -> None:
+    """Padding rows are skipped as conflicts; a real row never is (here: an orphan entry left at the
+    id the next book gets, by a delete made without foreign keys)."""
+    from interop.errors import CatalogError
+
+    config = RunConfig(targets=("ccv3",), out_dir=tmp_path / "out", data_dir=tmp_path / "data")
+    outcomes = [process_file(config, p) for p in make_folder(tmp_path / "in", 20)]
+    url = f"sqlite:///{tmp_path / 'c.sqlite'}"
+    open_catalog(url).dispose()
+    conn = sqlite3.connect(tmp_path / "c.sqlite")
+    conn.execute(
+        "INSERT INTO lorebook_entries (lorebook_id, position, keys, secondary_keys, keys_text, content, enabled,"
+        " constant, selective, use_regex, case_sensitive, content_hash) VALUES (1, 0, '[]', '[]', '', '', 1, 0, 0,"
+        " 0, 0, 'x')"
+    )
+    conn.commit()
+    conn.close()
+    catalog = open_catalog(url)
+    try:
+        with pytest.raises(CatalogError, match=r"UNIQUE constraint failed: lorebook_entries\.lorebook_id"):
+            recorder.record_batch(catalog, outcomes)
+    finally:
+        catalog.dispose()
