@@ -43,6 +43,7 @@ from .container_diff import ContainerResult
 from .field_diff import changed_fields, describe_change, short, shown_uri, strict_equal
 from .hooks import Finding, findings
 from .items import FidelityItem
+from .journal_fold import Finding as JournalFinding
 from .journal_fold import Journal, fold_added, hazard_findings
 from .names import entry_names
 from .output_pair import Compared
@@ -84,7 +85,10 @@ class FidelityReport:
 
     @property
     def counts(self) -> dict[str, int]:
-        shared = self._shared()
+        return self._counts(self._shared())
+
+    def _counts(self, shared: tuple[Base, list[FidelityItem]] | None) -> dict[str, int]:
+        """``counts`` from ``_shared()`` (asked once for the JSON's items and counts)."""
         if shared is None:
             return _count(self.items)
         base, tail = shared
@@ -97,7 +101,9 @@ class FidelityReport:
 
     @property
     def has_losses(self) -> bool:
-        counts = self.counts
+        return self._losses(self.counts)
+
+    def _losses(self, counts: dict[str, int]) -> bool:
         return counts["approximated"] > 0 or counts["lost"] > 0 or self.app_losses > 0
 
     @property
@@ -129,8 +135,11 @@ class FidelityReport:
     def to_json_text(self) -> str:
         """``to_json()`` as compact JSON text (orjson when installed: a run stores one per output)."""
         if orjson is not None:
+            shared = self._shared()
             try:
-                return orjson.dumps(self._json(self._items_fragment()), default=str).decode()
+                return orjson.dumps(
+                    self._json(self._items_fragment(shared), self._counts(shared)), default=str
+                ).decode()
             except TypeError:  # a lone surrogate or a non-string key: the stdlib writes those
                 pass
         data = self.to_json()
@@ -141,9 +150,8 @@ class FidelityReport:
             return json.dumps(data, ensure_ascii=True, default=str)
         return text
 
-    def _items_fragment(self) -> Any:
+    def _items_fragment(self, shared: tuple[Base, list[FidelityItem]] | None) -> Any:
         """The items as JSON; the base's part serialised once for every report sharing it."""
-        shared = self._shared()
         if shared is None:
             return _items_json(self.items)
         base, tail = shared
@@ -155,9 +163,9 @@ class FidelityReport:
         return orjson.Fragment(base.json[:-1] + b"," + more[1:] if base.items else more)
 
     def to_json(self) -> dict[str, Any]:
-        return self._json(_items_json(self.items))
+        return self._json(_items_json(self.items), self.counts)
 
-    def _json(self, items: Any) -> dict[str, Any]:
+    def _json(self, items: Any, counts: dict[str, int]) -> dict[str, Any]:
         return {
             "schema_version": SCHEMA_VERSION,
             "source": {"file": self.source_file, "format": self.source_format, "kind": self.source_kind},
@@ -168,17 +176,28 @@ class FidelityReport:
                 "bytes": self.output_size,
             },
             "verified": self.verified,
-            "counts": self.counts,
-            "has_losses": self.has_losses,
+            "counts": counts,
+            "has_losses": self._losses(counts),
             "items": items,
             "warnings": list(self.warnings),
             "apps": [verdict.to_json() for verdict in self.apps],
             "added": list(self.added),
-            "findings": [f.to_json() for f in self.journal.findings if f[0] != "added" or f[4] is None]
-            if self.journal is not None
-            else [],
+            "findings": _shown_findings(self.journal.findings) if self.journal is not None else [],
             "entry_names": list(self.entry_names),
         }
+
+
+def _shown_findings(recorded: list[JournalFinding]) -> list[dict[str, object]]:
+    """The findings a report lists: all but the ``added`` ones with a value (``added`` lists those).
+    Usually none: checked in C first (a typical card book's journal holds ~90 added findings)."""
+    fates = list(map(_FINDING_FATE, recorded))
+    if fates.count("added") == len(fates) and list(map(_FINDING_VALUE, recorded)).count(None) == 0:
+        return []
+    return [f.to_json() for f in recorded if f[0] != "added" or f[4] is None]
+
+
+_FINDING_FATE = operator.itemgetter(0)
+_FINDING_VALUE = operator.itemgetter(4)
 
 
 def _count(items: Sequence[FidelityItem]) -> dict[str, int]:
