@@ -495,15 +495,19 @@ def _card_row(card: CardRecord, book_id: int | None, now: Any) -> dict[str, Any]
 
 
 def _unique_by_sha(outcomes: Iterable[FileOutcome]) -> list[FileOutcome]:
-    """One outcome per content (the same bytes found twice are one source file); an import beats a failure."""
+    """One outcome per content (the same bytes found twice are one source file); an import beats a failure.
+
+    In input order (the place of the content's first file): when several files carry one card,
+    book or chat, the first of them supplies its row (a card's picture and assets), as it does
+    across batches, so where a batch is cut never changes the catalog."""
     chosen: dict[str, FileOutcome] = {}
     for o in outcomes:
         if o.sha256 is None or o.status not in ("imported", "failed"):
             continue
         prev = chosen.get(o.sha256)
         if prev is None or (prev.status != "imported" and o.status == "imported"):
-            chosen[o.sha256] = o
-    return sorted(chosen.values(), key=lambda o: o.sha256 or "")
+            chosen[o.sha256] = o  # a replaced failure keeps its place in the dict
+    return list(chosen.values())
 
 
 def write_batch(conn: Connection, outcomes: Iterable[FileOutcome]) -> None:
@@ -523,7 +527,9 @@ def write_batch(conn: Connection, outcomes: Iterable[FileOutcome]) -> None:
 
 def _record_sources(ops: _Ops, files: list[FileOutcome], now: Any) -> dict[str, int]:
     """Source file rows (inserted or updated): sha256 -> id."""
-    source_ids = {sha: row_id for row_id, sha in ops.upsert_sources(_source_rows(files, now))}
+    # in natural-key order (the lock order, see the module docstring), not the batch's input order
+    rows = _source_rows(sorted(files, key=lambda o: o.sha256 or ""), now)
+    source_ids = {sha: row_id for row_id, sha in ops.upsert_sources(rows)}
     missing = [o.sha256 or "" for o in files if o.sha256 not in source_ids]
     for o in files:  # assigned on every attempt: a retried transaction starts over
         o.recorded_before = o.status == "imported" and o.sha256 not in source_ids
