@@ -218,8 +218,6 @@ def test_added_lines_kept_equal_fresh_ones(monkeypatch: pytest.MonkeyPatch) -> N
     for output in outputs:
         monkeypatch.setattr(added_module, "_LINES", {})
         monkeypatch.setattr(added_module, "_ALL_NEW", {})
-        monkeypatch.setattr(added_module, "_NEW_ROWS", {})
-        monkeypatch.setattr(added_module, "_NEW_KEYS", {})
         cold.append(added_fields(source, output))
     assert warm == cold
     assert warm[0] == [
