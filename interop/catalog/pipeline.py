@@ -27,7 +27,7 @@ from ..io import read_limited, replace_atomically
 from ..limits import DEFAULT_LIMITS, Limits
 from ..memo import document_scope
 from ..platform.registry import get_format
-from .records import ItemRecord, blobs_of, item_record, sha256_hex
+from .records import Digests, ItemRecord, blobs_of, item_record, sha256_hex
 
 
 @dataclass
@@ -204,8 +204,9 @@ def _add_report(
     outcome.report_ms = _ms(start)
 
 
-def store_blobs(config: RunConfig, doc: Document) -> None:
-    for digest, data in blobs_of(doc).items():
+def store_blobs(config: RunConfig, doc: Document, digests: Digests | None = None) -> None:
+    """Every binary part of ``doc`` into the blob store (``digests``: the parts already hashed)."""
+    for digest, data in blobs_of(doc, digests or sha256_hex).items():
         path = os.path.join(config.blob_folder(), digest[:2], digest)
         if not os.path.isfile(path):  # content-addressed: a blob already stored holds these bytes
             write_output(path, data)
@@ -220,6 +221,7 @@ def process_file(config: RunConfig, path: Path) -> FileOutcome:
     except InteropError as exc:
         return FileOutcome(str(path), "failed", error=exc.reason)
     sha256 = sha256_hex(data)
+    digests = Digests((data, sha256))  # a PNG card's picture is ``data``: hashed once for every row
     outcome = FileOutcome(str(path), "imported", sha256=sha256, size=len(data))
     if _already_done(config, sha256):
         outcome.status = "unchanged"
@@ -230,7 +232,7 @@ def process_file(config: RunConfig, path: Path) -> FileOutcome:
         note = attach_bound_book(doc, path)  # a chat's world bound by name: catalogued and carried with it
         if note and doc.chat is not None and doc.chat.lorebook is None:
             doc.warn(note)
-        outcome.item = item_record(doc)
+        outcome.item = item_record(doc, digests)
     except InteropError as exc:
         outcome.status, outcome.error = "failed", exc.reason
         return outcome
@@ -242,7 +244,7 @@ def process_file(config: RunConfig, path: Path) -> FileOutcome:
     outcome.read_ms = _ms(start)
     start = time.perf_counter()
     try:
-        store_blobs(config, doc)
+        store_blobs(config, doc, digests)
     except (InteropError, OSError) as exc:
         outcome.status, outcome.error = "failed", f"cannot store assets: {exc}"
         return outcome

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +29,23 @@ MAX_URI = 1000  # card_assets.uri column width; longer URIs (data: URIs) are key
 
 def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+class Digests:
+    """``sha256_hex`` of byte strings, each object hashed once: a PNG card's picture is the input file
+    itself (hashed for the file's row), and the asset rows and the blob store hash the same parts.
+    Keyed by identity; the objects are held, so an id is never reused while it is a key."""
+
+    def __init__(self, *known: tuple[bytes, str]) -> None:
+        self._seen: dict[int, tuple[bytes, str]] = {id(data): (data, digest) for data, digest in known}
+
+    def __call__(self, data: bytes) -> str:
+        hit = self._seen.get(id(data))
+        if hit is not None:
+            return hit[1]
+        digest = hashlib.sha256(data).hexdigest()
+        self._seen[id(data)] = (data, digest)
+        return digest
 
 
 # ``json.dumps`` with these arguments, without building an encoder per call (a file makes ~20 calls)
@@ -235,7 +253,7 @@ def book_record(book: Lorebook, dumped: dict[str, Any] | None = None) -> BookRec
     )
 
 
-def _asset_records(doc: Document, card: Card) -> list[AssetRecord]:
+def _asset_records(doc: Document, card: Card, digest: Callable[[bytes], str] = sha256_hex) -> list[AssetRecord]:
     descriptors = {a.uri: a for a in card.data.assets or [] if isinstance(a.uri, str)}
     records = []
     for uri, data in doc.assets.items():
@@ -244,7 +262,7 @@ def _asset_records(doc: Document, card: Card) -> list[AssetRecord]:
             AssetRecord(
                 role="asset",
                 uri=_text(uri) if len(uri) <= MAX_URI else "sha256:" + sha256_hex(uri.encode("utf-8", "replace")),
-                sha256=sha256_hex(data),
+                sha256=digest(data),
                 size=len(data),
                 type=_text(desc.type, 64) if desc else None,
                 name=_text(desc.name) if desc else None,
@@ -252,13 +270,13 @@ def _asset_records(doc: Document, card: Card) -> list[AssetRecord]:
             )
         )
     if doc.image is not None:
-        records.append(AssetRecord("image", "", sha256_hex(doc.image), len(doc.image), type="image"))
+        records.append(AssetRecord("image", "", digest(doc.image), len(doc.image), type="image"))
     for name, data in doc.members.items():
-        records.append(AssetRecord("member", _text(name, MAX_URI) or "", sha256_hex(data), len(data)))
+        records.append(AssetRecord("member", _text(name, MAX_URI) or "", digest(data), len(data)))
     return records
 
 
-def card_record(doc: Document, card: Card) -> CardRecord:
+def card_record(doc: Document, card: Card, digest: Callable[[bytes], str] = sha256_hex) -> CardRecord:
     dumped = card.dump()
     shown = as_displayed(card)  # a V1 card's name, creator and book live at its root or in its stash
     book = shown.data.character_book
@@ -282,7 +300,7 @@ def card_record(doc: Document, card: Card) -> CardRecord:
         canonical=fast.decode() if fast is not None else _canonical_slow(stored),
         tags=sorted({_text(t.strip(), 200) or "" for t in as_str_list(data.tags) if t.strip()}),
         book=book_rec,
-        assets=_asset_records(doc, card),
+        assets=_asset_records(doc, card, digest),
     )
 
 
@@ -305,13 +323,15 @@ def chat_record(chat: ChatLog) -> ChatRecord:
     )
 
 
-def item_record(doc: Document) -> ItemRecord:
+def item_record(doc: Document, digest: Callable[[bytes], str] = sha256_hex) -> ItemRecord:
+    """``doc``'s catalog records; ``digest``: the SHA-256 of its binary parts (a ``Digests``, shared with
+    ``blobs_of``, hashes each once)."""
     if doc.chat is not None:
         chat = chat_record(doc.chat)
         book = book_record(doc.chat.lorebook) if doc.chat.lorebook is not None else None
         return ItemRecord(kind="chat", book=book, chat=chat, chats=_file_chats(doc, (chat, book)))
     if doc.card is not None:
-        return ItemRecord(kind="card", card=card_record(doc, doc.card), chats=_file_chats(doc))
+        return ItemRecord(kind="card", card=card_record(doc, doc.card, digest), chats=_file_chats(doc))
     if doc.lorebook is None:
         return ItemRecord(kind="lorebook", book=None)
     return ItemRecord(kind="lorebook", book=book_record(doc.lorebook))
@@ -337,9 +357,9 @@ def _file_chats(doc: Document, own: tuple[ChatRecord, BookRecord | None] | None 
     return chats
 
 
-def blobs_of(doc: Document) -> dict[str, bytes]:
+def blobs_of(doc: Document, digest: Callable[[bytes], str] = sha256_hex) -> dict[str, bytes]:
     """sha256 -> bytes of every binary part the document carries (written to the blob store)."""
     parts = list(doc.assets.values()) + list(doc.members.values())
     if doc.image is not None:
         parts.append(doc.image)
-    return {sha256_hex(p): p for p in parts}
+    return {digest(p): p for p in parts}

@@ -249,9 +249,11 @@ def fidelity_report(
         written = write_with_journal(source_doc, fmt.name)
         output_bytes, journal = written.data, written.journal
     if compared is None:
-        if output_doc is None:
-            output_doc = read_back(output_bytes, fmt.name, source_doc.source)
-        compared = Compared.of(source_doc, output_doc, fmt.name)
+        if output_doc is None:  # the output's view from its JSON when it can be; read back when it cannot
+            data, name, filename = output_bytes, fmt.name, source_doc.source
+            compared = Compared.read(source_doc, data, name, filename, lambda: read_back(data, name, filename))
+        else:
+            compared = Compared.of(source_doc, output_doc, fmt.name)
     source_platform = get_format(source_doc.format).platform
     rules = rule_book(fmt.name, source_platform == fmt.platform, source_doc.kind == "card")
     items, base = _items(compared, rules)
@@ -293,8 +295,8 @@ def _items(compared: Compared, rules: RuleBook) -> tuple[list[FidelityItem], Bas
     items += _container_items(compared.containers, rules)  # after the base's: the report still shares it
     if output is not None:
         _moved_asset_descriptors(items, source, output, compared.containers)
-        _translated_dates(items, compared.output_doc)
-        _translated_disabled(items, compared.output_doc)
+        _translated_dates(items, compared)
+        _translated_disabled(items, compared)
     return items, base
 
 
@@ -728,18 +730,21 @@ def _moved_asset_descriptors(
                 items[at] = items[at]._replace(fate="translated", detail=detail)
 
 
-def _translated_dates(items: list[FidelityItem], output_doc: Document | None) -> None:
+_DATED = ("extensions", *DATE_FIELDS)
+
+
+def _translated_dates(items: list[FidelityItem], compared: Compared) -> None:
     """A V3 date the writer turned from an ISO string into Unix seconds (``cardkit.card_dates``) is translated."""
-    card = output_doc.card if output_doc is not None else None
-    if card is None or not card.data.has("extensions"):
+    data = compared.output_card_fields(_DATED)
+    if data is None or "extensions" not in data:
         return
-    record = record_of({"extensions": card.data.extensions})
+    record = record_of({"extensions": data["extensions"]})
     if record is None:
         return
     index = {item.path: i for i, item in enumerate(items)}
     for name, text in record["text"].items():
         at = index.get(f"card.{name}")
-        number = getattr(card.data, name, None) if name in DATE_FIELDS else None
+        number = data.get(name) if name in DATE_FIELDS else None
         if at is not None and items[at].fate == "kept":
             items[at] = items[at]._replace(
                 fate="translated",
@@ -748,15 +753,16 @@ def _translated_dates(items: list[FidelityItem], output_doc: Document | None) ->
             )
 
 
-def _translated_disabled(items: list[FidelityItem], output_doc: Document | None) -> None:
+def _translated_disabled(items: list[FidelityItem], compared: Compared) -> None:
     """A Risu-disabled entry whose card output carries ``@@dont_activate``
     (``transforms.risu_card_line.add_card_line``)."""
-    book = output_doc.book if output_doc is not None else None
-    if book is None:
+    extensions = compared.output_entry_extensions()
+    if extensions is None:
         return
     index: dict[str, int] | None = None  # built when the first such entry is found (usually none is)
-    for number, entry in enumerate(book.entries):
-        record = entry.ext("risuai").get("decorators")
+    for number, ext in enumerate(extensions):
+        ns = ext.get("risuai") if isinstance(ext, dict) else None
+        record = ns.get("decorators") if isinstance(ns, dict) else None
         if not (isinstance(record, dict) and CARD_TEXT in record):
             continue
         if index is None:

@@ -17,6 +17,7 @@ from ...jsonvalue import json_equal
 from ...model import Card, Lorebook, LorebookEntry
 from ...model.conflict import Conflict
 from ...model.stash import Stash, take
+from ...transforms.card_for_target import model_copy
 from .fields import BY_FLAT, POSITION_NAMES, entry_label, is_number
 from .model import BOOK_FIELDS, CARD_FIELDS, NAMESPACE, keep_record
 from .read_entry import read_native_entry
@@ -48,7 +49,7 @@ def normalize_card_book(book: Lorebook, *, keep_flat: bool = False) -> tuple[Lor
     """
     conflicts: list[Conflict] = []
     entries = [_normalize_entry(index, entry, conflicts, keep_flat) for index, entry in enumerate(book.entries)]
-    return book.model_copy(update={"entries": entries}), conflicts
+    return model_copy(book, {"entries": entries}), conflicts
 
 
 def hazards(book: Lorebook) -> list[Conflict]:
@@ -94,7 +95,9 @@ def _normalize_entry(index: int, entry: LorebookEntry, conflicts: list[Conflict]
     flat = extensions if only_flat else {k: extensions[k] for k in flat_keys}
     # The entry's top-level fields as ``dump()`` has them, not copied: the steps below only set
     # top-level names, and the new entry takes the changed ones (no dump and validation round trip).
-    raw = {name: getattr(entry, name) for name in entry.model_fields_set}
+    raw = entry.__dict__.copy()  # the declared fields, in order (the set ones kept below, at C speed)
+    for name in raw.keys() - entry.model_fields_set:
+        del raw[name]
     raw.update(entry.model_extra or {})
     before = dict(raw)
     top, from_flat = read_flat(flat)
@@ -117,7 +120,7 @@ def _normalize_entry(index: int, entry: LorebookEntry, conflicts: list[Conflict]
         raw["extensions"] = {NAMESPACE: {"entry": ns}}  # what _folded_extensions gives
     else:
         raw["extensions"] = _folded_extensions(extensions, ns, kept_flat)
-    return entry.model_copy(update={k: v for k, v in raw.items() if k not in before or before[k] is not v})
+    return model_copy(entry, {k: v for k, v in raw.items() if k not in before or before[k] is not v})
 
 
 _FLAT_KEYS = frozenset(BY_FLAT)
