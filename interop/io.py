@@ -152,6 +152,8 @@ def replace_atomically(
         raise OutputError("refusing to overwrite an input file", file=str(Path(target)))
     # the folder part with its separator: the temporary name is made with no os.path call
     cut = (target.rfind(os.sep) if os.altsep is None else max(target.rfind(os.sep), target.rfind(os.altsep))) + 1
+    if _anonymous and _write_unnamed(target, cut, data, fsync):
+        return
     try:
         try:
             fd, tmp = _new_temp_file(target[:cut], target[cut:])
@@ -174,6 +176,94 @@ def replace_atomically(
         if isinstance(exc, OSError):
             raise _output_error(exc, target) from None
         raise
+
+
+_UNNAMED_FLAGS = os.O_WRONLY | getattr(os, "O_TMPFILE", 0) | getattr(os, "O_CLOEXEC", 0)
+_anonymous = hasattr(os, "O_TMPFILE") and os.path.isdir("/proc/self/fd")
+"""Outputs are written as unnamed files (Linux ``O_TMPFILE``) and given their name once complete
+(``linkat`` of ``/proc/self/fd/N``): a new output costs no temporary name and no rename, about a
+quarter of the system time of an output, and a killed run leaves no temporary file at all.
+Turned off for the process when ``/proc`` cannot be used; a file system without ``O_TMPFILE``
+takes the named temporary file of ``_new_temp_file`` per write."""
+_UNSUPPORTED = frozenset({errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL})
+_root_fd: int | None = None
+
+
+def _link_by_fd(fd: int, name: str) -> None:
+    """Give the open unnamed file ``fd`` the name ``name`` (fails with FileExistsError if taken).
+
+    ``os.link`` calls ``linkat`` with AT_SYMLINK_FOLLOW, which resolves the ``/proc`` link to the
+    file itself, only when given a directory descriptor: the root's, which the absolute source
+    path makes irrelevant (and which means the same in a forked child)."""
+    global _root_fd
+    if _root_fd is None:
+        _root_fd = os.open("/", os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+    os.link(f"/proc/self/fd/{fd}", name, src_dir_fd=_root_fd, follow_symlinks=True)
+
+
+def _write_unnamed(target: str, cut: int, data: bytes, fsync: bool) -> bool:
+    """``replace_atomically`` through an unnamed file; False when this system or file system cannot
+    (nothing left behind: the caller takes the named temporary file, which also reports any error
+    of the target itself)."""
+    global _anonymous
+    folder = target[:cut] or "."
+    try:
+        try:
+            fd = os.open(folder, _UNNAMED_FLAGS, 0o666)
+        except FileNotFoundError:
+            os.makedirs(folder, exist_ok=True)
+            fd = os.open(folder, _UNNAMED_FLAGS, 0o666)
+    except OSError as exc:
+        if exc.errno in _UNSUPPORTED:
+            return False
+        raise _output_error(exc, target) from None
+    published = False
+    try:
+        _write_all(fd, data)  # a full disk fails here: nothing has a name yet
+        if fsync:
+            os.fsync(fd)
+        try:
+            _link_by_fd(fd, target)
+        except FileExistsError:  # an existing output is replaced: named, then renamed over it
+            tmp = _link_temp_name(fd, target[:cut], target[cut:])
+            try:
+                os.replace(tmp, target)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
+        except OSError:
+            if not os.path.isdir("/proc/self/fd"):
+                _anonymous = False  # no /proc: every later write takes the named temporary file
+            closing, fd = fd, -1
+            os.close(closing)
+            return False
+        published = True
+        closing, fd = fd, -1
+        os.close(closing)  # inside the try: a deferred write error withdraws the output
+    except BaseException as exc:
+        if fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        if published:
+            with contextlib.suppress(OSError):
+                os.unlink(target)
+        if isinstance(exc, OSError):
+            raise _output_error(exc, target) from None
+        raise
+    return True
+
+
+def _link_temp_name(fd: int, folder: str, name: str) -> str:
+    """The unnamed file ``fd`` linked as ``.<name>.XXXXXXXX.tmp`` in ``folder`` (as ``_new_temp_file``)."""
+    for _ in range(100):
+        tmp = f"{folder}.{name}.{_names.getrandbits(32):08x}.tmp"
+        try:
+            _link_by_fd(fd, tmp)
+            return tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no usable temporary file name", str(Path(folder or ".")))
 
 
 _TEMP_FLAGS = (
