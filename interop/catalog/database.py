@@ -24,12 +24,12 @@ from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy import __version__ as sqlalchemy_version
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
-from sqlalchemy.orm import Session, sessionmaker
 
 from ..errors import CatalogError
 
 if TYPE_CHECKING:
     from alembic.config import Config
+    from sqlalchemy.orm import Session
 
 # Alembic is imported only to migrate, or when the scripts are not the plain chain that
 # ``head_revision`` reads itself: importing it (and running its scripts) was a tenth of the CPU
@@ -265,6 +265,8 @@ class Catalog:
         return self.engine.dialect.name
 
     def session(self) -> Session:
+        from sqlalchemy.orm import sessionmaker  # the ORM only for who reads through it (not `interop migrate`)
+
         return sessionmaker(self.engine, expire_on_commit=False)()
 
     def asset_path(self, sha256: str) -> Path:

@@ -29,9 +29,9 @@ from ..io import remove_stale_temp_files
 from ..limits import DEFAULT_LIMITS, Limits
 from ..mappings import FATES
 from .database import Catalog
-from .models import Migration, SourceFile
 from .pipeline import FileOutcome, RunConfig, init_worker, process_file, process_in_worker
 from .recorder import BatchRecorder
+from .tables import MIGRATIONS, SOURCE_FILES
 
 
 def load_done(
@@ -41,15 +41,21 @@ def load_done(
     (of the files ``shas`` only, when given: a distributed worker asks per batch)."""
     done: dict[str, dict[str, tuple[str, str] | None]] = {}
     stmt = (
-        select(SourceFile.sha256, Migration.target, Migration.status, Migration.output_path, Migration.output_sha256)
-        .join(Migration, Migration.source_file_id == SourceFile.id)
-        .where(SourceFile.status == "imported", Migration.target.in_(list(targets)))
-        .where(Migration.status.in_(("done", "skipped")))
+        select(
+            SOURCE_FILES.c.sha256,
+            MIGRATIONS.c.target,
+            MIGRATIONS.c.status,
+            MIGRATIONS.c.output_path,
+            MIGRATIONS.c.output_sha256,
+        )
+        .join(MIGRATIONS, MIGRATIONS.c.source_file_id == SOURCE_FILES.c.id)
+        .where(SOURCE_FILES.c.status == "imported", MIGRATIONS.c.target.in_(list(targets)))
+        .where(MIGRATIONS.c.status.in_(("done", "skipped")))
     )
     if shas is not None:
         if not shas:
             return done
-        stmt = stmt.where(SourceFile.sha256.in_(shas))
+        stmt = stmt.where(SOURCE_FILES.c.sha256.in_(shas))
     with catalog.engine.connect() as conn:
         for sha, target, status, path, out_sha in conn.execute(stmt):
             done.setdefault(sha, {})[target] = (path, out_sha) if status == "done" else None

@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
-from itertools import chain
+from itertools import chain, repeat
 from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, String
@@ -38,10 +38,10 @@ from ..errors import CatalogError
 from ..jsonio import escape_lone_surrogates
 from ..mappings import FATES
 from .database import Catalog
-from .models import Base
 from .pipeline import FileOutcome, TargetOutcome
 from .records import BookRecord, CardRecord, ChatRecord
 from .report_parts import split_report
+from .tables import COLUMNS
 
 _RETRIES = 5
 BatchHook = Callable[[Connection], None]
@@ -61,7 +61,15 @@ _KEYED = {
 
 
 class _Values(NamedTuple):
-    """A multi-row ``INSERT ... VALUES (...), (...) <tail>`` for SQLite, texts made per row count."""
+    """A multi-row ``INSERT ... VALUES (...), (...) <tail>`` for SQLite, texts made per row count.
+
+    Rows are padded to one of a few counts (``padded_rows``) by repeating the last row, so a
+    batch's statement text is one the driver has compiled already (its statement cache):
+    compiling a multi-row ``VALUES`` costs ~2 us a row (a sub-select each), more than inserting
+    the row. Every ``tail`` makes a repeated row a no-op: it conflicts with the row just written,
+    and ``DO NOTHING`` skips it, ``DO UPDATE`` sets the values it already has (and ``RETURNING``
+    gives that row again, which the callers' dicts absorb); no id is spent on it.
+    """
 
     head: str
     tail: str
@@ -81,6 +89,15 @@ _CACHED_VARS = 4096
 """Largest statement (in bound values, ~3 characters each) whose text is cached: 256 of them stay under ~4 MB."""
 
 
+def padded_rows(rows: int, most: int) -> int:
+    """``rows`` rounded up to a statement size: exact up to 16, then to an eighth of its power of
+    two (at most 12.5 % padding, 8 sizes per doubling), never over ``most`` (>= ``rows``)."""
+    if rows <= 16:
+        return rows
+    step = 1 << (rows.bit_length() - 4)
+    return min(-(-rows // step) * step, most)
+
+
 @functools.lru_cache(maxsize=256)
 def _values_text(sql: _Values, rows: int) -> str:
     return _build_values_text(sql, rows)
@@ -89,6 +106,19 @@ def _values_text(sql: _Values, rows: int) -> str:
 def _build_values_text(sql: _Values, rows: int) -> str:
     marks = "(" + ", ".join("?" * len(sql.cols)) + ")"
     return sql.head + ", ".join([marks] * rows) + sql.tail
+
+
+def _register_adapters() -> None:
+    """Bind ``bool`` and ``None`` through the driver's adapter registry, to what it binds anyway
+    (an integer, NULL). Without an entry there, the driver looks for an adapter on its protocol
+    class for every such value, and the ``AttributeError`` it builds and drops each time cost
+    ~0.3 us a value: a typical file binds ~40 of them (entry flags, empty columns)."""
+    sqlite3.register_adapter(bool, int)
+    sqlite3.register_adapter(type(None), _NULL)
+
+
+_NULL: Callable[[None], None] = {}.get
+"""None for None, a C call (a Python function would cost more than the lookup it saves)."""
 
 
 @functools.cache
@@ -102,7 +132,7 @@ def _sqlite_sql() -> dict[str, Any]:
     """
 
     def cols_of(name: str) -> tuple[str, ...]:
-        return tuple(c.name for c in Base.metadata.tables[name].c if c.name != "id")
+        return COLUMNS[name]
 
     def values(name: str, tail: str) -> _Values:
         cols = cols_of(name)
@@ -132,7 +162,11 @@ def _sqlite_sql() -> dict[str, Any]:
     # Entries: one statement per batch, not per row. The search index's trigger (FTS5) writes its
     # pending terms out at the end of every statement: a segment per entry, and the merging of
     # those, cost ~3x the whole index update done once per batch.
-    sql["insert:lorebook_entries"] = values("lorebook_entries", "")
+    # (DO NOTHING is there for the padding rows: any other row skipped fails the statement, see
+    # ``_returning_tuples``.)
+    sql["insert:lorebook_entries"] = values("lorebook_entries", "ON CONFLICT DO NOTHING")
+    # The rest: ``executemany`` of one statement, compiled once per connection. (A multi-row text
+    # costs ~2 us a row to compile: more than the rows' whole insert when a run is one batch.)
     sql["insert:card_tags"] = insert("card_tags")
     for name in _LINKS:
         sql[f"ignore:{name}"] = insert(name, " ON CONFLICT DO NOTHING")
@@ -150,8 +184,21 @@ _SQLITE_STAMP = sqlite.DATETIME().bind_processor(sqlite.dialect())
 """How SQLAlchemy stores a DateTime in SQLite (text): the raw statements bind the same."""
 
 
+_ADAPTERS = functools.cache(_register_adapters)
+
+
+@functools.cache
+def _entry_getter() -> Callable[[dict[str, Any]], tuple[Any, ...]]:
+    """An entry row's values (``records.entry_row``) in ``lorebook_entries`` column order, less the
+    first, ``lorebook_id``: the recorder puts the book's id in front (no dict copied per entry)."""
+    cols = _sqlite_sql()["insert:lorebook_entries"].cols
+    assert cols[0] == "lorebook_id"
+    return operator.itemgetter(*cols[1:])
+
+
 class _SqliteOps:
     def __init__(self, conn: Connection) -> None:
+        _ADAPTERS()
         self.dbapi = conn.connection.driver_connection
         self.sql = _sqlite_sql()
         # rows per multi-row statement: as many as the build's bound-parameter limit allows
@@ -167,24 +214,44 @@ class _SqliteOps:
     def _returning(self, name: str, rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
         """``rows`` in as few multi-row statements as the parameter limit allows; what they return."""
         values: _Values = self.sql[name]
-        cols = values.cols
-        step = max(1, self.max_vars // len(cols))
+        return self._returning_tuples(name, list(map(values.row, rows)))
+
+    def _returning_tuples(
+        self, name: str, rows: list[tuple[Any, ...]], *, all_new: str | None = None
+    ) -> list[tuple[Any, ...]]:
+        """``_returning`` for rows already in column order. ``all_new``: every row must be inserted,
+        and a row skipped as a conflict is that unique constraint failing, as it did unpadded."""
+        values: _Values = self.sql[name]
+        width = len(values.cols)
+        step = max(1, self.max_vars // width)
         out: list[tuple[Any, ...]] = []
         for i in range(0, len(rows), step):
             chunk = rows[i : i + step]
-            sql = values.text(len(chunk))
+            size = padded_rows(len(chunk), step)
+            sql = values.text(size)
+            params = list(chain.from_iterable(chunk))
+            if size > len(chunk):
+                params += chunk[-1] * (size - len(chunk))  # see _Values: a no-op row
             try:
-                out += self.dbapi.execute(sql, list(chain.from_iterable(map(values.row, chunk)))).fetchall()
+                cursor = self.dbapi.execute(sql, params)
+                out += cursor.fetchall()
+                if all_new is not None and cursor.rowcount != len(chunk):
+                    raise sqlite3.IntegrityError(f"UNIQUE constraint failed: {all_new}")
             except sqlite3.Error as exc:
                 raise self._fail(sql, exc) from exc
         return out
 
+    def insert_entries(self, books: list[tuple[int, list[dict[str, Any]]]]) -> None:
+        """The entries of each (lorebook id, entry rows), in that order; the rows lack ``lorebook_id``."""
+        get = _entry_getter()
+        self._returning_tuples(
+            "insert:lorebook_entries",
+            [(book_id, *get(e)) for book_id, rows in books for e in rows],
+            all_new="lorebook_entries.lorebook_id, lorebook_entries.position",
+        )
+
     def insert(self, table: str, rows: list[dict[str, Any]]) -> None:
-        name = f"insert:{table}"
-        if isinstance(self.sql[name], _Values):
-            self._returning(name, rows)
-        else:
-            self._executemany(name, rows)
+        self._executemany(f"insert:{table}", rows)
 
     def _executemany(self, name: str, rows: list[dict[str, Any]]) -> None:
         sql, row = self.sql[name]
@@ -245,6 +312,8 @@ class _PgStatements:
     def __init__(self) -> None:
         from sqlalchemy.dialects import postgresql  # SQLite catalogs never pay for importing the dialect
 
+        from .models import Base  # nor for the ORM (``tables.COLUMNS`` is all the SQLite path needs)
+
         pg = postgresql.dialect()
 
         def array_type(column: Any) -> str:
@@ -266,6 +335,7 @@ class _PgStatements:
         self.sql["ids:source_files"] = ("SELECT id, sha256 FROM source_files WHERE sha256 = ANY(%b::text[])", ())
         for name in ("lorebook_entries", "card_tags"):
             self.sql[f"insert:{name}"] = insert(name)
+        assert self.sql["insert:lorebook_entries"][1][0] == "lorebook_id"  # insert_entries puts it first
         for name in _LINKS:
             sql, cols = insert(name)
             self.sql[f"ignore:{name}"] = (f"{sql} ON CONFLICT DO NOTHING", cols)
@@ -314,7 +384,8 @@ class _PgOps:
 
     def _run(self, name: str, rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
         sql, cols = self.sql[name]
-        return self._execute(sql, [[r[c] for r in rows] for c in cols])
+        # one array per column, gathered in C (``itemgetter``), not by a comprehension per value
+        return self._execute(sql, [list(map(operator.itemgetter(c), rows)) for c in cols])
 
     def upsert_sources(self, rows: list[dict[str, Any]]) -> list[tuple[int, str]]:
         return self._run("source_files", rows)
@@ -327,6 +398,12 @@ class _PgOps:
 
     def insert(self, table: str, rows: list[dict[str, Any]]) -> None:
         self._run(f"insert:{table}", rows)
+
+    def insert_entries(self, books: list[tuple[int, list[dict[str, Any]]]]) -> None:
+        sql, cols = self.sql["insert:lorebook_entries"]
+        ids = list(chain.from_iterable(repeat(book_id, len(rows)) for book_id, rows in books))
+        entries = list(chain.from_iterable(rows for _, rows in books))
+        self._execute(sql, [ids, *(list(map(operator.itemgetter(c), entries)) for c in cols[1:])])
 
     def insert_ignore(self, table: str, rows: list[dict[str, Any]]) -> None:
         self._run(f"ignore:{table}", rows)
@@ -466,9 +543,9 @@ def _record_books(ops: _Ops, imported: list[FileOutcome], now: Any) -> dict[str,
             if c.book is not None:
                 books.setdefault(c.book.content_hash, c.book)
     book_ids, new_books = _ids(ops, "lorebooks", [_book_row(b, now) for b in books.values()])
-    entry_rows = [{"lorebook_id": book_ids[h], **e} for h in sorted(new_books) for e in books[h].entries]
-    if entry_rows:
-        ops.insert("lorebook_entries", entry_rows)
+    entries = [(book_ids[h], books[h].entries) for h in sorted(new_books) if books[h].entries]
+    if entries:
+        ops.insert_entries(entries)
     return book_ids
 
 

@@ -11,18 +11,23 @@ import json
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select
 
 from ..jsonio import escape_lone_surrogates
 from ..limits import DEFAULT_LIMITS, Limits
 from .database import Catalog
-from .distributed import _aware
 from .migrate_run import RunSummary, migrate
-from .models import Run, RunBatch
 from .pipeline import FileOutcome
 from .recorder import storable
+from .tables import RUNS
+
+if TYPE_CHECKING:
+    from .models import Run
+
+# ``models`` (the ORM) and ``distributed`` are imported by the read side below only: recording a
+# run is two Core statements, and ``interop migrate``'s start-up counts (issue 19).
 
 ORIGINS = ("cli", "web")
 
@@ -42,7 +47,7 @@ def start_run(
     assert origin in ORIGINS, origin
     with catalog.engine.begin() as conn:
         conn.execute(
-            Run.__table__.insert(),
+            RUNS.insert(),
             {
                 "id": run_id,
                 "created_at": datetime.now(UTC),
@@ -65,8 +70,8 @@ def start_run(
 def finish_run(catalog: Catalog, run_id: str, summary: dict[str, Any] | None, error: str | None = None) -> None:
     with catalog.engine.begin() as conn:
         conn.execute(
-            Run.__table__.update()
-            .where(Run.__table__.c.id == run_id)
+            RUNS.update()
+            .where(RUNS.c.id == run_id)
             .values(
                 status="failed" if error else "done",
                 finished_at=datetime.now(UTC),
@@ -116,6 +121,8 @@ def recorded_migrate(
 
 
 def _epoch(moment: datetime | None) -> float | None:
+    from .distributed import _aware
+
     moment = _aware(moment)  # SQLite hands timestamps back without their zone (UTC)
     return None if moment is None else moment.timestamp()
 
@@ -123,6 +130,8 @@ def _epoch(moment: datetime | None) -> float | None:
 def recent_runs(catalog: Catalog, limit: int | None = 20, run_id: str | None = None) -> list[dict[str, Any]]:
     """Every kind of run, newest first (or the one asked for), as job records: id, origin, status, counts,
     targets, summary."""
+    from .models import Run, RunBatch
+
     done_files = select(RunBatch.run_id, func.sum(RunBatch.files).label("files")).group_by(RunBatch.run_id).subquery()
     stmt = select(Run, done_files.c.files).outerjoin(done_files, done_files.c.run_id == Run.id)
     stmt = stmt.where(Run.id == run_id) if run_id is not None else stmt.order_by(Run.created_at.desc()).limit(limit)

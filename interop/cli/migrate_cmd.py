@@ -8,22 +8,11 @@ import sys
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..catalog.database import Catalog
-from ..catalog.distributed import (
-    DEFAULT_QUEUE,
-    RunStatus,
-    make_app,
-    resend_missing,
-    run_status,
-    run_summary,
-    submit,
-)
 from ..catalog.migrate_run import RunSummary
-from ..catalog.pipeline import FileOutcome
 from ..catalog.runlog import recorded_migrate
 from ..errors import CatalogError
 from ..jsonio import escape_lone_surrogates
@@ -35,6 +24,16 @@ from .catalog_open import open_named
 from .common import NOT_CARD_SUFFIXES, AliasOption, InputPath, current_limits, db_option, iter_inputs
 from .exits import EXIT_CHECK_FAILED, EXIT_INPUT, EXIT_USAGE
 from .progress import Progress
+
+if TYPE_CHECKING:
+    from ..catalog.database import Catalog
+    from ..catalog.distributed import RunStatus
+    from ..catalog.pipeline import FileOutcome
+
+# ``..catalog.distributed`` (the --broker runs and --status) is imported by the functions that use it:
+# a run without a broker, the benchmarked case (issue 19), never loads it nor the ORM models it queries.
+DEFAULT_QUEUE = "interop.migrate"
+"""``catalog.distributed.DEFAULT_QUEUE``, repeated for the option's default (tests/cli check they agree)."""
 
 
 def parse_targets(raw: str) -> tuple[str, ...]:
@@ -214,6 +213,8 @@ def command(
     startup_done()
     try:
         if broker:
+            from ..catalog.distributed import make_app
+
             app = make_app(broker, db=catalog.url, queue=queue)
             run_id = _submit(app, catalog, broker, files, sources, targets, out_dir, not compact, batch_size)
             if detach:
@@ -326,6 +327,8 @@ def _submit(
 ) -> str:
     from kombu.exceptions import OperationalError as BrokerError
 
+    from ..catalog.distributed import submit
+
     try:
         return submit(
             app,
@@ -350,6 +353,8 @@ def _safe_broker(url: str) -> str:
 
 def _follow(app: Any, catalog: Catalog, run_id: str, resend_after: float) -> tuple[RunStatus, RunSummary]:
     """One progress bar over the whole run, read from the catalog (the workers' committed batches)."""
+    from ..catalog.distributed import resend_missing, run_status, run_summary
+
     status = run_status(catalog, run_id)
     click.echo(f"run {run_id}: {status.total_files} files queued (interop migrate --status {run_id})", err=True)
     bar = Progress(status.total_files)
@@ -377,6 +382,8 @@ def _follow(app: Any, catalog: Catalog, run_id: str, resend_after: float) -> tup
 
 
 def _resend(db: str | None, broker: str, queue: str, run_id: str) -> None:
+    from ..catalog.distributed import make_app, resend_missing
+
     catalog = open_named(db, create=False)
     try:
         sent = resend_missing(make_app(broker, db=catalog.url, queue=queue), catalog, run_id)
@@ -386,6 +393,8 @@ def _resend(db: str | None, broker: str, queue: str, run_id: str) -> None:
 
 
 def _report_status(db: str | None, run_id: str, as_json: bool, strict: bool) -> None:
+    from ..catalog.distributed import run_summary
+
     catalog = open_named(db, create=False)
     try:
         status, summary = run_summary(catalog, run_id)

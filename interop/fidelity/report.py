@@ -43,6 +43,7 @@ from .container_diff import ContainerResult
 from .field_diff import changed_fields, describe_change, short, shown_uri, strict_equal
 from .hooks import Finding, findings
 from .items import FidelityItem
+from .journal_fold import Finding as JournalFinding
 from .journal_fold import Journal, fold_added, hazard_findings
 from .names import entry_names
 from .output_pair import Compared
@@ -84,7 +85,10 @@ class FidelityReport:
 
     @property
     def counts(self) -> dict[str, int]:
-        shared = self._shared()
+        return self._counts(self._shared())
+
+    def _counts(self, shared: tuple[Base, list[FidelityItem]] | None) -> dict[str, int]:
+        """``counts`` from ``_shared()`` (asked once for the JSON's items and counts)."""
         if shared is None:
             return _count(self.items)
         base, tail = shared
@@ -97,7 +101,9 @@ class FidelityReport:
 
     @property
     def has_losses(self) -> bool:
-        counts = self.counts
+        return self._losses(self.counts)
+
+    def _losses(self, counts: dict[str, int]) -> bool:
         return counts["approximated"] > 0 or counts["lost"] > 0 or self.app_losses > 0
 
     @property
@@ -129,8 +135,11 @@ class FidelityReport:
     def to_json_text(self) -> str:
         """``to_json()`` as compact JSON text (orjson when installed: a run stores one per output)."""
         if orjson is not None:
+            shared = self._shared()
             try:
-                return orjson.dumps(self._json(self._items_fragment()), default=str).decode()
+                return orjson.dumps(
+                    self._json(self._items_fragment(shared), self._counts(shared)), default=str
+                ).decode()
             except TypeError:  # a lone surrogate or a non-string key: the stdlib writes those
                 pass
         data = self.to_json()
@@ -141,9 +150,8 @@ class FidelityReport:
             return json.dumps(data, ensure_ascii=True, default=str)
         return text
 
-    def _items_fragment(self) -> Any:
+    def _items_fragment(self, shared: tuple[Base, list[FidelityItem]] | None) -> Any:
         """The items as JSON; the base's part serialised once for every report sharing it."""
-        shared = self._shared()
         if shared is None:
             return _items_json(self.items)
         base, tail = shared
@@ -155,9 +163,9 @@ class FidelityReport:
         return orjson.Fragment(base.json[:-1] + b"," + more[1:] if base.items else more)
 
     def to_json(self) -> dict[str, Any]:
-        return self._json(_items_json(self.items))
+        return self._json(_items_json(self.items), self.counts)
 
-    def _json(self, items: Any) -> dict[str, Any]:
+    def _json(self, items: Any, counts: dict[str, int]) -> dict[str, Any]:
         return {
             "schema_version": SCHEMA_VERSION,
             "source": {"file": self.source_file, "format": self.source_format, "kind": self.source_kind},
@@ -168,17 +176,28 @@ class FidelityReport:
                 "bytes": self.output_size,
             },
             "verified": self.verified,
-            "counts": self.counts,
-            "has_losses": self.has_losses,
+            "counts": counts,
+            "has_losses": self._losses(counts),
             "items": items,
             "warnings": list(self.warnings),
             "apps": [verdict.to_json() for verdict in self.apps],
             "added": list(self.added),
-            "findings": [f.to_json() for f in self.journal.findings if f[0] != "added" or f[4] is None]
-            if self.journal is not None
-            else [],
+            "findings": _shown_findings(self.journal.findings) if self.journal is not None else [],
             "entry_names": list(self.entry_names),
         }
+
+
+def _shown_findings(recorded: list[JournalFinding]) -> list[dict[str, object]]:
+    """The findings a report lists: all but the ``added`` ones with a value (``added`` lists those).
+    Usually none: checked in C first (a typical card book's journal holds ~90 added findings)."""
+    fates = list(map(_FINDING_FATE, recorded))
+    if fates.count("added") == len(fates) and list(map(_FINDING_VALUE, recorded)).count(None) == 0:
+        return []
+    return [f.to_json() for f in recorded if f[0] != "added" or f[4] is None]
+
+
+_FINDING_FATE = operator.itemgetter(0)
+_FINDING_VALUE = operator.itemgetter(4)
 
 
 def _count(items: Sequence[FidelityItem]) -> dict[str, int]:
@@ -230,9 +249,11 @@ def fidelity_report(
         written = write_with_journal(source_doc, fmt.name)
         output_bytes, journal = written.data, written.journal
     if compared is None:
-        if output_doc is None:
-            output_doc = read_back(output_bytes, fmt.name, source_doc.source)
-        compared = Compared.of(source_doc, output_doc, fmt.name)
+        if output_doc is None:  # the output's view from its JSON when it can be; read back when it cannot
+            data, name, filename = output_bytes, fmt.name, source_doc.source
+            compared = Compared.read(source_doc, data, name, filename, lambda: read_back(data, name, filename))
+        else:
+            compared = Compared.of(source_doc, output_doc, fmt.name)
     source_platform = get_format(source_doc.format).platform
     rules = rule_book(fmt.name, source_platform == fmt.platform, source_doc.kind == "card")
     items, base = _items(compared, rules)
@@ -274,8 +295,8 @@ def _items(compared: Compared, rules: RuleBook) -> tuple[list[FidelityItem], Bas
     items += _container_items(compared.containers, rules)  # after the base's: the report still shares it
     if output is not None:
         _moved_asset_descriptors(items, source, output, compared.containers)
-        _translated_dates(items, compared.output_doc)
-        _translated_disabled(items, compared.output_doc)
+        _translated_dates(items, compared)
+        _translated_disabled(items, compared)
     return items, base
 
 
@@ -709,18 +730,21 @@ def _moved_asset_descriptors(
                 items[at] = items[at]._replace(fate="translated", detail=detail)
 
 
-def _translated_dates(items: list[FidelityItem], output_doc: Document | None) -> None:
+_DATED = ("extensions", *DATE_FIELDS)
+
+
+def _translated_dates(items: list[FidelityItem], compared: Compared) -> None:
     """A V3 date the writer turned from an ISO string into Unix seconds (``cardkit.card_dates``) is translated."""
-    card = output_doc.card if output_doc is not None else None
-    if card is None or not card.data.has("extensions"):
+    data = compared.output_card_fields(_DATED)
+    if data is None or "extensions" not in data:
         return
-    record = record_of({"extensions": card.data.extensions})
+    record = record_of({"extensions": data["extensions"]})
     if record is None:
         return
     index = {item.path: i for i, item in enumerate(items)}
     for name, text in record["text"].items():
         at = index.get(f"card.{name}")
-        number = getattr(card.data, name, None) if name in DATE_FIELDS else None
+        number = data.get(name) if name in DATE_FIELDS else None
         if at is not None and items[at].fate == "kept":
             items[at] = items[at]._replace(
                 fate="translated",
@@ -729,15 +753,16 @@ def _translated_dates(items: list[FidelityItem], output_doc: Document | None) ->
             )
 
 
-def _translated_disabled(items: list[FidelityItem], output_doc: Document | None) -> None:
+def _translated_disabled(items: list[FidelityItem], compared: Compared) -> None:
     """A Risu-disabled entry whose card output carries ``@@dont_activate``
     (``transforms.risu_card_line.add_card_line``)."""
-    book = output_doc.book if output_doc is not None else None
-    if book is None:
+    extensions = compared.output_entry_extensions()
+    if extensions is None:
         return
     index: dict[str, int] | None = None  # built when the first such entry is found (usually none is)
-    for number, entry in enumerate(book.entries):
-        record = entry.ext("risuai").get("decorators")
+    for number, ext in enumerate(extensions):
+        ns = ext.get("risuai") if isinstance(ext, dict) else None
+        record = ns.get("decorators") if isinstance(ns, dict) else None
         if not (isinstance(record, dict) and CARD_TEXT in record):
             continue
         if index is None:

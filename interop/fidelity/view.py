@@ -17,8 +17,13 @@ from typing import Any
 from ..appmodel.paths import Path
 from ..cardkit.as_kind import mapped_card
 from ..cardkit.card_dates import restored_dates
+from ..cardkit.card_image import DATA_URL, data_url_bytes
 from ..document import Document
-from ..model import Card
+from ..errors import CorruptInputError
+from ..limits import DEFAULT_LIMITS, Limits
+from ..model import V2_SPEC, V3_SPEC, Asset, Card, CardData, Lorebook
+from ..model.base import CanonicalModel
+from ..model.lorebook import LorebookEntry
 from ..model.versions import STASH, spec_of, to_v3
 from ..transforms.risu_card_line import CARD_TEXT, strip_card_line
 
@@ -95,11 +100,26 @@ _SECTIONS = {
 
 
 def view_of(doc: Document) -> CanonicalView:
-    filled: set[str] = set()
-    view = CanonicalView(kind=doc.kind, assets=dict(doc.assets), members=dict(doc.members), image=doc.image)
     card = doc.card if doc.card is not None else mapped_card(doc)  # a NovelAI scenario/story: its text is a card's
     if card is not None:
         raw, filled = _v3_dump(card)
+        return _view(doc.kind, raw, None, filled, doc.assets, doc.members, doc.image)
+    book = doc.lorebook.dump() if doc.lorebook is not None else None
+    return _view(doc.kind, None, book, set(), doc.assets, doc.members, doc.image)
+
+
+def _view(
+    kind: str,
+    raw: dict[str, Any] | None,
+    book: Any,
+    filled: set[str],
+    assets: dict[str, bytes],
+    members: dict[str, bytes],
+    image: bytes | None,
+) -> CanonicalView:
+    """The view of a card's CCv3 JSON ``raw`` (its book inside), else of a lorebook's JSON ``book``."""
+    view = CanonicalView(kind=kind, assets=dict(assets), members=dict(members), image=image)
+    if raw is not None:
         view.root = {k: v for k, v in raw.items() if k not in _NOT_ROOT}
         data = dict(raw.get("data") or {})
         data.update(restored_dates(data))  # an ISO date written as a number: compared as the source's string
@@ -108,8 +128,6 @@ def view_of(doc: Document) -> CanonicalView:
         view.has_book_key = "character_book" in data
         book = data.pop("character_book", None)
         view.card = data
-    else:
-        book = doc.lorebook.dump() if doc.lorebook is not None else None
     if isinstance(book, dict):
         book = dict(book)
         entries = book.pop("entries", _MISSING)
@@ -121,6 +139,117 @@ def view_of(doc: Document) -> CanonicalView:
                 ]
             view.entries = [_without_card_line(e) for e in entries]
     return view
+
+
+def view_of_json(value: Any, format: str, limits: Limits = DEFAULT_LIMITS) -> CanonicalView | None:
+    """``view_of(read_bytes(data, format=format))`` for output JSON ``data`` whose parse is ``value``,
+    without the canonical model: None unless the reader would take ``value`` as it is (the report then
+    reads the output back). Our writers dump a model, so their JSON is one the model dumps back unchanged
+    (``_as_dumped``): validating it and dumping it again, the general path's work, gives the same dicts."""
+    if format in _CARD_FORMATS:
+        if not _as_dumped(value, "card", limits):
+            return None
+        spec = value.get("spec")
+        if spec == V2_SPEC:
+            data = value.get("data")
+            extensions = data.get("extensions") if isinstance(data, dict) else None
+            if isinstance(extensions, dict) and STASH in extensions:
+                return None  # to_v3 restores a stash: the general path
+        elif spec != V3_SPEC:
+            return None  # to_v3 upgrades it: the general path
+        assets = _data_url_assets(value)
+        if assets is None:
+            return None
+        return _view("card", value, None, set(), assets, {}, None)
+    if format in _BOOK_FORMATS:
+        book = value.get("data") if format == "lorebook_v3" and isinstance(value, dict) else value
+        if not (isinstance(value, dict) and _as_dumped(book, "book", limits)):
+            return None
+        return _view("lorebook", None, book, set(), {}, {}, None)
+    return None
+
+
+_CARD_FORMATS = ("ccv3", "ccv2")
+"""Card JSON formats whose reader is ``read_card_document`` on the parsed JSON."""
+_BOOK_FORMATS = ("lorebook_v3", "character_book")
+"""Lorebook JSON formats whose reader is ``lorebook_from_json`` on the parsed JSON (``data`` for the wrapper)."""
+
+
+def _data_url_assets(value: dict[str, Any]) -> dict[str, bytes] | None:
+    """``read_card_document``'s ``doc.assets``: the bytes of each base64 data-URL asset (None: one does
+    not decode, which the reader warns about: the general path)."""
+    data = value.get("data")
+    assets = data.get("assets") if isinstance(data, dict) else None
+    out: dict[str, bytes] = {}
+    for asset in assets if isinstance(assets, list) else ():
+        uri = asset.get("uri")
+        if not isinstance(uri, str) or not uri.startswith(DATA_URL) or uri in out:
+            continue
+        try:
+            out[uri] = data_url_bytes(uri)
+        except CorruptInputError:
+            return None
+    return out
+
+
+def _fields(model: type[CanonicalModel]) -> dict[str, int]:
+    return {name: i for i, name in enumerate(model.model_fields)}
+
+
+_MODELS: dict[str, tuple[dict[str, int], dict[str, str]]] = {
+    "card": (_fields(Card), {"data": "card_data"}),
+    "card_data": (_fields(CardData), {"character_book": "book?", "assets": "assets?"}),
+    "book": (_fields(Lorebook), {"entries": "entries"}),
+    "entry": (_fields(LorebookEntry), {}),
+    "asset": (_fields(Asset), {}),
+}
+"""Per model: its declared fields' positions, and those that are not ``Lenient`` (a nested model or a list
+of them, ``?``: or null) with what they hold. Every other field takes any JSON value as it is."""
+_LISTS = {"entries": "entry", "assets": "asset"}
+_ORDERED: dict[tuple[str, tuple[str, ...]], bool] = {}
+"""(model, keys in order) -> whether ``dump()`` writes them in that order (a run sees few key orders)."""
+_ORDERED_KEPT = 4096
+
+
+def _as_dumped(value: Any, model: str, limits: Limits) -> bool:
+    """Whether ``value`` validates as ``model`` and ``dump()`` then gives ``value`` back, equal and in the
+    same key order: every value fits (``Lenient`` fields keep anything as it is, nested models must be
+    objects), and the keys are the declared fields in their order, then the others (``exclude_unset``
+    writes the fields read, in declaration order, then the extra keys as read)."""
+    if type(value) is not dict:
+        return False
+    fields, nested = _MODELS[model]
+    keys = tuple(value)
+    ordered = _ORDERED.get((model, keys))
+    if ordered is None:
+        ordered = _in_dump_order(keys, fields)
+        if len(_ORDERED) >= _ORDERED_KEPT:
+            _ORDERED.clear()
+        _ORDERED[(model, keys)] = ordered
+    if not ordered:
+        return False
+    for name, inner in nested.items():
+        if name not in value:
+            continue
+        item = value[name]
+        if inner.endswith("?"):
+            if item is None:
+                continue
+            inner = inner[:-1]
+        if inner in _LISTS:
+            if type(item) is not list or (inner == "entries" and len(item) > limits.max_entries):
+                return False  # the reader raises (Lorebook._bounded counts the entries first)
+            of = _LISTS[inner]
+            if not all(_as_dumped(element, of, limits) for element in item):
+                return False
+        elif not _as_dumped(item, inner, limits):
+            return False
+    return True
+
+
+def _in_dump_order(keys: tuple[str, ...], fields: dict[str, int]) -> bool:
+    declared = [fields[k] for k in keys if k in fields]
+    return declared == sorted(declared) and all(k in fields for k in keys[: len(declared)])
 
 
 def _without_card_line(entry: Any) -> Any:

@@ -78,3 +78,11 @@ def test_help_lists_every_command_with_its_line() -> None:
 
 def test_env_db_is_the_catalog_one() -> None:
     assert CLI_ENV_DB == ENV_DB
+
+
+def test_migrate_queue_default_is_the_distributed_one() -> None:
+    # migrate_cmd repeats the constant so that a run without --broker never imports catalog.distributed
+    from interop.catalog.distributed import DEFAULT_QUEUE
+    from interop.cli.migrate_cmd import DEFAULT_QUEUE as CLI_DEFAULT_QUEUE
+
+    assert CLI_DEFAULT_QUEUE == DEFAULT_QUEUE

@@ -91,6 +91,9 @@ def test_migrate_neither_runs_alembic_nor_imports_the_activation_engine(tmp_path
     assert result.returncode == 0, result.stderr
     loaded = set(json.loads(result.stderr.strip().splitlines()[-1]))  # written by the exit functions, which ran
     assert not {m for m in loaded if m.startswith(("alembic", "interop.engine", "interop.activation"))}
+    # nor the ORM (catalog.tables serves the write path) nor the --broker machinery (issue 19: start-up)
+    assert not {m for m in loaded if m.startswith(("sqlalchemy.orm", "interop.catalog.models"))}
+    assert "interop.catalog.distributed" not in loaded
     assert "imported" in result.stdout and (tmp_path / "out" / "ccv3").is_dir()
 
 

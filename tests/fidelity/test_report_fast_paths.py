@@ -19,6 +19,7 @@ from interop.fidelity.added import added_fields
 from interop.fidelity.field_diff import changed_fields
 from interop.fidelity.report import FidelityItem, FidelityReport, _layout_of, _shape
 from interop.fidelity.view import CanonicalView
+from interop.findings import Finding
 from tests.png_bytes import solid_png
 
 # values that are == but not strictly equal (1, 1.0, True; 0.0, -0.0), NaN, and what orjson cannot write
@@ -156,6 +157,8 @@ def test_added_lines_kept_equal_fresh_ones(monkeypatch: pytest.MonkeyPatch) -> N
     for output in outputs:
         monkeypatch.setattr(added_module, "_LINES", {})
         monkeypatch.setattr(added_module, "_ALL_NEW", {})
+        monkeypatch.setattr(added_module, "_NEW_ROWS", {})
+        monkeypatch.setattr(added_module, "_NEW_KEYS", {})
         cold.append(added_fields(source, output))
     assert warm == cold
     assert warm[0] == [
@@ -221,3 +224,33 @@ def test_an_output_part_that_is_the_source_picture_is_judged_as_hashed(monkeypat
     assert [r.fate for r in fast[1]] == ["kept", "kept"]
     # the source's own picture once per comparison (no document scope here), never its copies in the outputs
     assert hashed.count(picture) == len(outputs)
+
+
+finding = st.builds(
+    Finding,
+    st.sampled_from(["added", "lost", "changed", "moved"]),
+    st.tuples(st.sampled_from(["card", "entry"]), st.integers(0, 2)),
+    st.sampled_from(["why", ""]),
+    st.just("test"),
+    st.one_of(st.none(), st.sampled_from(["", "0", "null", "false"])),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(finding, max_size=6))
+def test_shown_findings_are_the_plain_filter(recorded: list[Finding]) -> None:
+    """The findings a report lists (checked in C first) are those the plain filter keeps."""
+    plain = [f.to_json() for f in recorded if f.fate != "added" or f.value is None]
+    assert report_module._shown_findings(recorded) == plain
+
+
+def test_counts_and_json_agree_with_a_report_of_plain_items() -> None:
+    """``to_json_text`` (items and counts from one ``_shared``) says what ``to_json`` does, shared or not."""
+    items = tuple(FidelityItem(f"card.f{i}", "kept", "", "card.**") for i in range(4))
+    base = report_module.Base(items, {})
+    for tail in ([], [FidelityItem("image", "lost", "gone", None)]):
+        shared = FidelityReport("ccv3", "png", "card", "card", "png", [*items, *tail], output_size=3)
+        shared._base = base
+        plain = FidelityReport("ccv3", "png", "card", "card", "png", [*items, *tail], output_size=3)
+        assert json.loads(shared.to_json_text()) == plain.to_json() == json.loads(plain.to_json_text())
+        assert shared.counts == plain.counts and shared.has_losses == plain.has_losses == bool(tail)

@@ -130,3 +130,53 @@ def test_v1_to_v3_to_v1_adds_no_field_the_v1_file_lacked() -> None:
     v1 = json.loads(interop.write(interop.read_bytes(v3), "ccv1"))
     original = json.loads(path.read_text(encoding="utf-8"))
     assert set(v1) - set(original) <= {"extensions"}
+
+
+def _views_against_dumps(model: object) -> None:
+    """``json_view`` and ``model_json`` are ``dump`` and ``dump_json(dump())``, for a model and each nested one."""
+    from interop.formats.ccv3.card_json import json_view, model_json
+    from interop.jsonio import dump_json
+
+    assert repr(json_view(model)) == repr(model.dump())  # type: ignore[attr-defined]
+    for pretty in (True, False):
+        assert model_json(model, pretty) == dump_json(model.dump(), pretty=pretty)  # type: ignore[attr-defined, arg-type]
+    wrapped = model_json(model, True, {"spec": "x"})  # type: ignore[arg-type]
+    assert wrapped == dump_json({"spec": "x", "data": model.dump()})  # type: ignore[attr-defined]
+
+
+def test_json_view_is_the_dump() -> None:
+    """Every corpus card and book, as read and as the card writers give them (ST-readable books added)."""
+    from interop.memo import document_scope
+    from interop.transforms.card_for_target import book_for, card_for
+
+    checked = 0
+    for path in [*project_files("cards", "png", "charx", "risu", "agnai", "novelai"), *shared_files(
+        "cards-json", "cards-png", "charx", "lorebook-v2", "risu", "st-worldinfo", "novelai"
+    )]:
+        try:
+            doc = interop.read(path)
+        except InteropError:
+            continue
+        with document_scope():
+            if doc.card is not None:
+                _views_against_dumps(doc.card)
+                _views_against_dumps(card_for(doc, "ccv3"))
+                checked += 1
+            if doc.book is not None:
+                _views_against_dumps(doc.book)
+                _views_against_dumps(book_for(doc, "lorebook_v3"))
+                checked += 1
+    assert checked > 40
+
+
+def test_model_json_falls_back_to_dump() -> None:
+    """A value ``dump`` converts (a model inside an ``extensions`` dict, built in code) is written as
+    ``dump`` writes it."""
+    from interop.formats.ccv3.card_json import model_json
+    from interop.jsonio import dump_json
+    from interop.model import Lorebook, LorebookEntry
+
+    book = Lorebook.model_validate({"entries": [{"keys": ["a"]}]})
+    book.entries[0].extensions = {"inner": LorebookEntry.model_validate({"content": "x"})}
+    assert model_json(book, True) == dump_json(book.dump())
+    assert b'"inner": {\n' in model_json(book, True)

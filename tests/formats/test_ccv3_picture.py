@@ -126,3 +126,56 @@ def test_a_broken_data_url_is_named_and_kept() -> None:
     doc = read_bytes(json.dumps(card).encode(), filename="b.json")
     assert not doc.assets and any("data.assets[0]" in w and "base64" in w for w in doc.warnings)
     assert json.loads(write(doc, "ccv3"))["data"]["assets"] == card["data"]["assets"]
+
+
+def _with_picture_whole_card(card: Any, doc: Any, ctx: Any) -> Any:
+    """``with_picture`` as it was: the whole card dumped, its assets changed, and validated again."""
+    from interop.formats.ccv3 import card_json as cj
+    from interop.model import Card
+
+    if ctx.options.get(cj.EMBED_PICTURE, True) is False:
+        return card
+    if ctx.image is None and doc.image is None and not any(uri.startswith(cj.ASSET_CHUNK) for uri in doc.assets):
+        return card
+    raw = card.dump()
+    data = raw.setdefault("data", {})
+    assets = data.get("assets", [])
+    if not isinstance(assets, list):
+        return card
+    inlined = cj._inline_asset_chunks(assets, doc)
+    if not (cj._picture_as_icon(card, data, assets, doc, ctx) or inlined):
+        return card
+    out = Card.model_validate(raw)
+    out.filled = set(card.filled)
+    return out
+
+
+def test_with_picture_changes_only_the_assets() -> None:
+    """The assets-only ``with_picture`` gives the card the whole-card round trip gives (every corpus card,
+    with its own picture and with ``--image``)."""
+    from interop.formats.ccv3.card_json import with_picture
+    from interop.platform.registry import WriteContext
+    from interop.transforms.card_for_target import card_for
+    from tests.conftest import project_files
+
+    image = V3_PNG.read_bytes()
+    checked = changed = 0
+    folders = ("cards-png", "cards-json", "cards", "png", "charx", "risu")
+    for path in [*shared_files(*folders), *project_files(*folders)]:
+        try:
+            doc = read(path)
+        except Exception:  # not every corpus file is a card
+            continue
+        if doc.card is None:
+            continue
+        card = card_for(doc, "ccv3")
+        for ctx in (WriteContext(), WriteContext(image=image), WriteContext(options={"embed_picture": False})):
+            want = _with_picture_whole_card(card, read(path), ctx)
+            got = with_picture(card, read(path), ctx)
+            assert (got is card) == (want is card), path
+            assert repr(got.dump()) == repr(want.dump()) and got.filled == want.filled, path
+            assert sorted(got.model_fields_set) == sorted(want.model_fields_set)
+            assert sorted(got.data.model_fields_set) == sorted(want.data.model_fields_set)
+            checked += 1
+            changed += got is not card
+    assert checked > 30 and changed > 10

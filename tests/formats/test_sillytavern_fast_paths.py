@@ -148,3 +148,53 @@ def test_memoized_flat_read_is_a_fresh_read(flat: dict[str, Any]) -> None:
         for value in got[1].values():
             if isinstance(value, list):
                 value.append("mutated")
+
+
+def _model_state(model: Any) -> Any:
+    return (
+        type(model), repr(model.__dict__), model.__pydantic_extra__, model.__pydantic_fields_set__,
+        model.__pydantic_private__, repr(model.dump()),
+    )
+
+
+update_keys = st.sampled_from([*LorebookEntry.model_fields, "x_extra", "zz"])
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st_entry, st.dictionaries(update_keys, json_value, max_size=4), st.dictionaries(short, json_value, max_size=2))
+def test_model_copy_is_pydantics(raw: dict[str, Any], update: dict[str, Any], extra: dict[str, Any]) -> None:
+    from interop.transforms.card_for_target import model_copy
+
+    entry = LorebookEntry.model_validate({**extra, **raw})
+    want, got = entry.model_copy(update=update), model_copy(entry, update)
+    assert _model_state(got) == _model_state(want)
+    assert got.__dict__ is not entry.__dict__ and got.__pydantic_fields_set__ is not entry.__pydantic_fields_set__
+    assert got.__pydantic_extra__ is None or got.__pydantic_extra__ is not entry.__pydantic_extra__
+    book = Lorebook.model_validate({"entries": [raw], **extra})
+    new_entries = {"entries": [entry]}
+    assert _model_state(model_copy(book, new_entries)) == _model_state(book.model_copy(update=new_entries))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st_book, st.dictionaries(short, json_value, max_size=2))
+def test_json_view_of_drawn_books(book: Lorebook, extra: dict[str, Any]) -> None:
+    """ccv3's ``json_view`` (the card writers' dump) is ``dump``, for drawn books and their readable ones."""
+    from interop.formats.ccv3.card_json import json_view
+
+    book = Lorebook.model_validate({**extra, **book.dump()})
+    with document_scope():
+        readable_book = readable.st_readable_book(book, from_card=True)[0]
+    for model in (book, readable_book, *book.entries, *readable_book.entries):
+        assert repr(json_view(model)) == repr(model.dump())
+
+
+def test_model_copy_of_a_card_keeps_its_private_record() -> None:
+    from interop.model import Card
+    from interop.transforms.card_for_target import model_copy
+
+    card = Card.model_validate({"spec": "chara_card_v3", "data": {"name": "a", "x_tool": 1}, "top": 2})
+    card.filled = {"data.group_only_greetings"}
+    update = {"data": model_copy(card.data, {"tags": [], "zz": 3})}
+    want, got = card.model_copy(update=update), model_copy(card, update)
+    assert _model_state(got) == _model_state(want) and got.filled == {"data.group_only_greetings"}
+    assert _model_state(got.data) == _model_state(card.data.model_copy(update={"tags": [], "zz": 3}))

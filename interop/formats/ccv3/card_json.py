@@ -8,14 +8,18 @@ its asset chunks (RisuAI emotion images) become data URLs too.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
+
+from pydantic import BaseModel
 
 from ...cardkit.as_kind import as_card
 from ...cardkit.card_image import data_url, is_default_avatar, plain_picture, sniff_image
 from ...cardkit.card_io import card_version, read_card_document
 from ...document import Document
+from ...errors import InteropError
 from ...jsonio import dump_json
-from ...model import Card
+from ...model import Asset, Card
+from ...model.base import CanonicalModel
 from ...model.versions import as_displayed, to_v1, to_v2, to_v3
 from ...platform.registry import Format, Probe, ReadContext, WriteContext
 from ...transforms.card_for_target import card_for
@@ -38,7 +42,57 @@ def _detector(version: str):
 
 def card_json_bytes(card: Card, version: str, ctx: WriteContext) -> bytes:
     converted = {"v3": to_v3, "v2": to_v2, "v1": to_v1}[version](card)
-    return dump_json(converted.dump(), pretty=ctx.pretty)
+    return model_json(converted, ctx.pretty)
+
+
+def model_json(model: CanonicalModel, pretty: bool, wrapper: dict[str, Any] | None = None) -> bytes:
+    """``dump_json(model.dump())`` (under ``wrapper["data"]`` if given), from ``json_view``: no copy of
+    every value on the way. Where the view's values are not plain JSON (which only a model built in
+    code, not read, can hold: ``dump`` converts them) it fails to write, and ``dump`` is used."""
+    try:
+        view = json_view(model)
+        return dump_json(view if wrapper is None else {**wrapper, "data": view}, pretty=pretty)
+    except (TypeError, ValueError, InteropError):
+        dumped = model.dump()
+        return dump_json(dumped if wrapper is None else {**wrapper, "data": dumped}, pretty=pretty)
+
+
+_NESTED: dict[type, tuple[str, ...]] = {}
+"""Per model class, the fields whose declared type holds a model (``Card.data``, ``Lorebook.entries``, ...)."""
+
+
+def _nested_fields(cls: type[CanonicalModel]) -> tuple[str, ...]:
+    names = _NESTED.get(cls)
+    if names is None:
+        names = _NESTED[cls] = tuple(
+            name for name, info in cls.__pydantic_fields__.items() if _holds_model(info.annotation)
+        )
+    return names
+
+
+def _holds_model(annotation: Any) -> bool:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return True
+    return any(_holds_model(arg) for arg in get_args(annotation))
+
+
+def json_view(model: CanonicalModel) -> dict[str, Any]:
+    """``model.dump()`` as ``dump_json`` writes it: the set fields in the model's order, then the extra
+    keys, nested models as such views, and every other value the model's own (read-only: not copied).
+    tests/formats/test_card_json.py checks it against ``dump``."""
+    out = model.__dict__.copy()
+    for name in out.keys() - model.__pydantic_fields_set__:  # at C speed: most fields are set
+        del out[name]
+    for name in _nested_fields(model.__class__):
+        value = out.get(name)
+        if isinstance(value, CanonicalModel):
+            out[name] = json_view(value)
+        elif value.__class__ is list:
+            out[name] = [json_view(item) if isinstance(item, CanonicalModel) else item for item in value]
+    extra = model.__pydantic_extra__
+    if extra:
+        out.update(extra)
+    return out
 
 
 EMBED_PICTURE = "embed_picture"
@@ -71,15 +125,20 @@ def with_picture(card: Card, doc: Document, ctx: WriteContext) -> Card:
         return card
     if ctx.image is None and doc.image is None and not any(uri.startswith(ASSET_CHUNK) for uri in doc.assets):
         return card  # nothing to inline (most JSON sources): no dump and validation of the whole card
-    raw = card.dump()
-    data = raw.setdefault("data", {})
+    # Only the assets change: they are dumped, changed and validated, not the whole card (what
+    # ``Card.model_validate(card.dump())`` with the new assets gives: tests/formats/test_ccv3_picture.py).
+    source = card.data
+    data: dict[str, Any] = {}
+    if "assets" in source.model_fields_set:
+        if not isinstance(source.assets, list):
+            return card
+        data["assets"] = [asset.dump() for asset in source.assets]
     assets = data.get("assets", [])
-    if not isinstance(assets, list):
-        return card
     inlined = _inline_asset_chunks(assets, doc)
     if not (_picture_as_icon(card, data, assets, doc, ctx) or inlined):
         return card
-    out = Card.model_validate(raw)
+    new_assets = [Asset.model_validate(asset) for asset in data["assets"]]
+    out = card.model_copy(update={"data": source.model_copy(update={"assets": new_assets})})
     out.filled = set(card.filled)
     return out
 

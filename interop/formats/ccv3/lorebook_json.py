@@ -9,10 +9,10 @@ from pydantic import ValidationError
 from ...cardkit.card_io import first_error
 from ...document import Document
 from ...errors import InvalidCardError
-from ...jsonio import dump_json
 from ...model import LOREBOOK_SPECS, Lorebook
 from ...platform.registry import Format, Probe, ReadContext, WriteContext
 from ...transforms.card_for_target import book_for
+from .card_json import model_json
 
 
 def lorebook_from_json(value: Any, *, file: str | None = None, location: str | None = None) -> Lorebook:
@@ -50,8 +50,7 @@ def _write_v3(doc: Document, ctx: WriteContext) -> bytes:
     book = book_for(doc, "lorebook_v3")
     wrapper = dict(doc.native.get("wrapper", {})) if doc.format == "lorebook_v3" else {}
     wrapper.setdefault("spec", "lorebook_v3")
-    out = {**wrapper, "data": book.dump()}
-    return dump_json(out, pretty=ctx.pretty)
+    return model_json(book, ctx.pretty, wrapper)
 
 
 # --- bare character_book -----------------------------------------------------
@@ -78,7 +77,7 @@ def _read_book(data: bytes, ctx: ReadContext) -> Document:
 
 
 def _write_book(doc: Document, ctx: WriteContext) -> bytes:
-    return dump_json(book_for(doc, "character_book").dump(), pretty=ctx.pretty)
+    return model_json(book_for(doc, "character_book"), ctx.pretty)
 
 
 def _describe(doc: Document) -> dict[str, Any]:

@@ -17,7 +17,8 @@ from ...jsonvalue import json_equal
 from ...model import Card, Lorebook, LorebookEntry
 from ...model.conflict import Conflict
 from ...model.stash import Stash, take
-from .fields import BY_FLAT, POSITION_NAMES, entry_label, is_number
+from ...transforms.card_for_target import model_copy
+from .fields import BY_FLAT, POSITION_NAMES, copy_value, entry_label, is_number
 from .model import BOOK_FIELDS, CARD_FIELDS, NAMESPACE, keep_record
 from .read_entry import read_native_entry
 
@@ -48,7 +49,7 @@ def normalize_card_book(book: Lorebook, *, keep_flat: bool = False) -> tuple[Lor
     """
     conflicts: list[Conflict] = []
     entries = [_normalize_entry(index, entry, conflicts, keep_flat) for index, entry in enumerate(book.entries)]
-    return book.model_copy(update={"entries": entries}), conflicts
+    return model_copy(book, {"entries": entries}), conflicts
 
 
 def hazards(book: Lorebook) -> list[Conflict]:
@@ -94,7 +95,9 @@ def _normalize_entry(index: int, entry: LorebookEntry, conflicts: list[Conflict]
     flat = extensions if only_flat else {k: extensions[k] for k in flat_keys}
     # The entry's top-level fields as ``dump()`` has them, not copied: the steps below only set
     # top-level names, and the new entry takes the changed ones (no dump and validation round trip).
-    raw = {name: getattr(entry, name) for name in entry.model_fields_set}
+    raw = entry.__dict__.copy()  # the declared fields, in order (the set ones kept below, at C speed)
+    for name in raw.keys() - entry.model_fields_set:
+        del raw[name]
     raw.update(entry.model_extra or {})
     before = dict(raw)
     top, from_flat = read_flat(flat)
@@ -117,14 +120,16 @@ def _normalize_entry(index: int, entry: LorebookEntry, conflicts: list[Conflict]
         raw["extensions"] = {NAMESPACE: {"entry": ns}}  # what _folded_extensions gives
     else:
         raw["extensions"] = _folded_extensions(extensions, ns, kept_flat)
-    return entry.model_copy(update={k: v for k, v in raw.items() if k not in before or before[k] is not v})
+    return model_copy(entry, {k: v for k, v in raw.items() if k not in before or before[k] is not v})
 
 
 _FLAT_KEYS = frozenset(BY_FLAT)
 _NATIVE_OF_FLAT = {flat: field.native for flat, field in BY_FLAT.items()}
-_READ: dict[bytes, bytes] = {}
-"""``read_flat``'s (top, namespace) fields by its input, both as ``marshal`` bytes: the input's
-bytes give it back exactly, so equal bytes read the same; the output's give a new deep copy each time.
+_READ: dict[bytes, tuple[dict[str, Any], dict[str, Any], tuple[str, ...], tuple[str, ...]]] = {}
+"""``read_flat``'s (top, namespace) fields by its input's ``marshal`` bytes (which give the input back
+exactly, so equal bytes read the same): private copies and the names of their list or object values.
+A hit returns new dicts (the same key objects: no rehashing of ~30 fresh names, as ``marshal.loads``
+made) with deep copies of those values, scalars shared (immutable).
 Bounded: an ST export's entries share most of their flat values (often all but ``display_index``)."""
 _READ_LIMIT = 1024
 _KEY_BYTES = 4096
@@ -143,18 +148,31 @@ def read_flat(flat: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         key = None  # read, not kept alive by the memo
     known = _READ.get(key) if key is not None else None
     if known is not None:
-        top, ns = marshal.loads(known)
+        kept_top, kept_ns, top_containers, ns_containers = known
+        top, ns = kept_top.copy(), kept_ns.copy()
+        for name in top_containers:
+            top[name] = copy_value(top[name])
+        for name in ns_containers:
+            ns[name] = copy_value(ns[name])
         return top, ns
     top, ns, _ = read_native_entry(dict(zip(map(_NATIVE_OF_FLAT.__getitem__, flat), flat.values(), strict=True)))
     if key is not None:
         try:
-            packed = marshal.dumps((top, ns))
+            kept_top, kept_ns = marshal.loads(marshal.dumps((top, ns)))  # the memo's own deep copies
         except ValueError:
             return top, ns
         if len(_READ) >= _READ_LIMIT:
             _READ.clear()
-        _READ[key] = packed
+        _READ[key] = (kept_top, kept_ns, _containers(kept_top), _containers(kept_ns))
     return top, ns
+
+
+def _containers(values: dict[str, Any]) -> tuple[str, ...]:
+    """The names whose values are not immutable scalars (a copy of the dict must copy them too)."""
+    return tuple(name for name, value in values.items() if value.__class__ not in _SCALARS)
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 NAMESPACE_PATH = f"extensions.{NAMESPACE}"

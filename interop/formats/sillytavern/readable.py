@@ -8,10 +8,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...model import Lorebook, LorebookEntry, as_bool
+from ...transforms.card_for_target import model_copy
 from .card import card_book_from_lorebook
 from .fields import BY_FLAT, REQUIRED_ENTRY_FIELDS, ST_TOP_LEVEL, copy_value
 from .model import ADDED_FIELDS, CARD_FIELDS, NAMESPACE, book_ext, foreign_extensions
-from .world import natives, normalized, st_exported_use_regex
+from .world import is_native_world, natives, normalized, st_exported_use_regex
 from .write_entry import Fill, native_from_entry
 
 Added = list[tuple[tuple[str | int, ...], str]]
@@ -31,7 +32,7 @@ def st_readable_book(book: Lorebook, *, from_card: bool = False, flat_keys: bool
     (``Added``), which the card-book writers record in the conversion's journal.
     ``flat_keys=False`` adds only (2): for a target whose app never reads entry ``extensions`` (Agnai).
     """
-    if book_ext(book).native_world is not True:
+    if not is_native_world(book):
         return _direct(book, from_card, flat_keys)
     return via_card_book(book, from_card=from_card, flat_keys=flat_keys)
 
@@ -195,7 +196,7 @@ def _direct(book: Lorebook, from_card: bool, flat_keys: bool) -> tuple[Lorebook,
         _direct_entry(entry, index, normal.entries[index], fulls[index], added, plain[index], flat_keys)
         for index, entry in enumerate(book.entries)
     ]
-    return book.model_copy(update={"entries": entries}), added
+    return model_copy(book, {"entries": entries}), added
 
 
 def _direct_entry(
@@ -208,19 +209,22 @@ def _direct_entry(
     flat_keys: bool,
 ) -> LorebookEntry:
     """``_readable_entry`` of a book that is not a world file's (see the comment above)."""
-    present = entry.model_fields_set | set(entry.model_extra or {})  # the keys of entry.dump()
+    present = entry.model_fields_set  # with the extra keys: the keys of entry.dump()
+    if entry.model_extra:
+        present = present | entry.model_extra.keys()
     update: dict[str, Any] = {}
-    for name, _native in REQUIRED_ENTRY_FIELDS:
-        if name not in present and name != "extensions":
-            value = entry.use_regex is True if name == "use_regex" else copy_value(_card_value(name, full))
-            update[name] = value
-            _count(added, index, (name,), value)
-    for name, _native, fallback in ST_TOP_LEVEL:
-        if name not in present:
-            value = _card_value(name, full)
-            if value is not None and value != fallback:
-                update[name] = copy_value(value)
+    if not _TOP_NAMES.issubset(present):  # most entries have every required and ST top-level field
+        for name, _native in REQUIRED_ENTRY_FIELDS:
+            if name not in present and name != "extensions":
+                value = entry.use_regex is True if name == "use_regex" else copy_value(_card_value(name, full))
+                update[name] = value
                 _count(added, index, (name,), value)
+        for name, _native, fallback in ST_TOP_LEVEL:
+            if name not in present:
+                value = _card_value(name, full)
+                if value is not None and value != fallback:
+                    update[name] = copy_value(value)
+                    _count(added, index, (name,), value)
     source = entry.extensions
     extensions = dict(source) if isinstance(source, dict) else {}
     flat = _direct_flat(index, normal, full, extensions, added) if flat_keys else {}
@@ -238,9 +242,13 @@ def _direct_entry(
         ours = extensions.get(NAMESPACE) if isinstance(extensions.get(NAMESPACE), dict) else {}
         extensions[NAMESPACE] = {**ours, "entry": {**(ns or {}), CARD_FIELDS: {"use_regex": True}}}
     update["extensions"] = extensions
-    return entry.model_copy(update=update)
+    return model_copy(entry, update)
 
 
+_TOP_NAMES = frozenset(
+    [name for name, _native in REQUIRED_ENTRY_FIELDS if name != "extensions"] + [name for name, *_ in ST_TOP_LEVEL]
+)
+"""The top-level fields ``_direct_entry`` adds to an entry that lacks them."""
 _FLAT_KEYS = tuple(BY_FLAT)
 _FLAT_KEY_SET = frozenset(BY_FLAT)
 _FLAT_NATIVES = tuple(field.native for field in BY_FLAT.values())

@@ -237,8 +237,10 @@ def filter_to_native(value: Any) -> Any:
 def native_from_entry(entry: LorebookEntry, template: bool, index: int, fill: Fill = Fill()) -> dict[str, Any]:
     """The native world entry for ``entry`` (``template``: filled the way ST's importers fill it)."""
     ns = entry.ext(NAMESPACE).get("entry")
-    view = _View(entry, ns if isinstance(ns, dict) else {}, template, index, fill,
-                 entry.model_fields_set | set(entry.model_extra or {}))
+    top = entry.model_fields_set  # only read (``in``): the entry's own set, with the extra keys if any
+    if entry.model_extra:
+        top = top | entry.model_extra.keys()
+    view = _View(entry, ns if isinstance(ns, dict) else {}, template, index, fill, top)
     layout = _layout_of(view.ns) if template else None
     return _by_layout(view, layout) if layout is not None else native_by_plan(view)
 
@@ -276,28 +278,42 @@ class _Layout:
     ``_FROM_ENTRY``), and the writers of the others, run per entry."""
 
     fixed: dict[str, Any]
-    depends: tuple[tuple[WorldField, Writer, str], ...]
+    depends: tuple[tuple[WorldField, Writer, str, int, str | None, bool, Any], ...]
+    """Each: the field, its writer, its native name, how ``_by_layout`` gets the value (``_CALL``: the
+    writer; the others: that writer's work inline, the same value), the canonical name and whether a
+    null takes the template's value (``_TOP``), and the value to copy (``_COPY``)."""
     records: bool
+
+
+_CALL, _TOP, _COPY, _INDEX, _POSITION, _INVERT, _CASE, _EXTENSIONS = range(8)
+"""``_by_layout``'s ways to a value: the writer; ``_write_copy_top``; a copy of a fixed list or object;
+``_template_value`` of ``uid``/``displayIndex`` (the index) or ``position``; ``_write_invert``;
+``_write_case``; ``_write_extensions`` (always with the template)."""
+_INLINE = {_write_invert: _INVERT, _write_case: _CASE, _write_extensions: _EXTENSIONS}
 
 
 def _layout(ns: dict[str, Any]) -> _Layout:
     probe = _View(LorebookEntry(), ns, True, 0, Fill(), set())  # for the namespace-only writers
     fixed_values: dict[str, Any] = {}
-    depends: list[tuple[WorldField, Writer, str]] = []
+    depends: list[tuple[WorldField, Writer, str, int, str | None, bool, Any]] = []
     for field, writer, native, ns_key, fixed, null_fallback in _PLAN:
         if ns_key is not None:  # native_by_plan's namespace copy
             value = ns.get(ns_key, ABSENT)
             if value is ABSENT or (value is None and null_fallback):
                 if fixed is _FROM_ENTRY:
                     fixed_values[native] = _FROM_ENTRY
-                    depends.append((field, _template_value, native))
+                    way = {"uid": _INDEX, "displayIndex": _INDEX, "position": _POSITION}.get(native, _CALL)
+                    depends.append((field, _template_value, native, way, None, False, None))
                     continue
                 value = fixed
         elif writer in _NS_ONLY:
             value = writer(field, probe)
         else:
             fixed_values[native] = _FROM_ENTRY
-            depends.append((field, writer, native))
+            if writer is _write_copy_top:
+                depends.append((field, writer, native, _TOP, field.canonical, null_fallback, None))
+            else:
+                depends.append((field, writer, native, _INLINE.get(writer, _CALL), None, False, None))
             continue
         if value is ABSENT:
             continue
@@ -305,7 +321,8 @@ def _layout(ns: dict[str, Any]) -> _Layout:
             fixed_values[native] = value
         else:  # a list or object: a new copy for every entry
             fixed_values[native] = _FROM_ENTRY
-            depends.append((field, _copy_fixed(copy_value(value)), native))
+            value = copy_value(value)
+            depends.append((field, _copy_fixed(value), native, _COPY, None, False, value))
     return _Layout(fixed_values, tuple(depends), not _RECORDS.isdisjoint(ns))
 
 
@@ -345,8 +362,39 @@ def _by_layout(view: _View, layout: _Layout) -> dict[str, Any]:
     """``native_by_plan`` of a template-filled entry: the layout's fixed values (key order kept), then
     the fields that depend on the entry, then the namespace's records."""
     out = dict(layout.fixed)
-    for field, writer, native in layout.depends:
-        value = writer(field, view)
+    entry, top = view.entry, view.top
+    for field, writer, native, way, canonical, null_fallback, fixed in layout.depends:
+        # each writer's common case inline (a call per field per entry was most of the time)
+        if way == _TOP:
+            if canonical in top:
+                # the entry's own value: the template is on, so a null takes the template's value
+                # where ``null_fallback`` says so; keys are rewritten only for a use_regex entry
+                value = getattr(entry, canonical, None)
+                if (value is not None or not null_fallback) and (native != "key" or entry.use_regex is not True):
+                    out[native] = value if value.__class__ in _IMMUTABLE else copy_value(value)
+                    continue
+            value = writer(field, view)
+        elif way == _COPY:
+            out[native] = copy_value(fixed)
+            continue
+        elif way == _INDEX:
+            out[native] = view.index
+            continue
+        elif way == _POSITION:
+            out[native] = _position_fallback(entry, view.fill)
+            continue
+        elif way == _INVERT:
+            enabled = entry.enabled if "enabled" in top else None
+            out[native] = False if enabled is None else not as_bool(enabled, True)
+            continue
+        elif way == _CASE:
+            value = entry.case_sensitive if "case_sensitive" in top else None
+            if value.__class__ is not bool:
+                value = view.ns.get("case_sensitive")  # None when absent (``view.missing(None)``)
+        elif way == _EXTENSIONS:
+            value = foreign_extensions(entry.extensions)
+        else:
+            value = writer(field, view)
         if value is ABSENT:
             del out[native]
         else:
