@@ -9,9 +9,11 @@ file, not rows, were what cost.
 Every insert names its natural key and uses ``ON CONFLICT`` (SQLite and
 PostgreSQL both have it): a row that another process, or an earlier killed
 run, already wrote is reused instead of duplicated. A lorebook's entries and a
-card's tags and assets are inserted only by the transaction that created the
-lorebook or card, so they can never be half there: the other writer waits on
-the unique index and then sees the committed row. Rows are inserted in
+card's tags, and the assets of the file that creates a card, are inserted only by
+the transaction that created the lorebook or card, so they can never be half
+there: the other writer waits on the unique index and then sees the committed
+row. A later file with the same card only adds the asset uses (card, role, URI)
+the card lacks (``_record_cards``). Rows are inserted in
 natural-key order, so two writers meeting on the same keys take their locks
 in the same order (no deadlock cycle between them).
 """
@@ -39,7 +41,7 @@ from ..jsonio import escape_lone_surrogates
 from ..mappings import FATES
 from .database import Catalog
 from .pipeline import FileOutcome, TargetOutcome
-from .records import BookRecord, CardRecord, ChatRecord
+from .records import AssetRecord, BookRecord, CardRecord, ChatRecord
 from .report_parts import split_report
 from .tables import COLUMNS
 
@@ -280,6 +282,18 @@ class _SqliteOps:
     def insert_ignore(self, table: str, rows: list[dict[str, Any]]) -> None:
         self._executemany(f"ignore:{table}", rows)
 
+    def select_uses(self, card_ids: list[int]) -> list[tuple[int, str, str]]:
+        """The (card, role, URI) keys ``card_assets`` holds for ``card_ids``."""
+        out: list[tuple[int, str, str]] = []
+        for i in range(0, len(card_ids), self.max_vars):
+            chunk = card_ids[i : i + self.max_vars]
+            sql = "SELECT card_id, role, uri FROM card_assets WHERE card_id IN (" + ", ".join("?" * len(chunk)) + ")"
+            try:
+                out += self.dbapi.execute(sql, chunk).fetchall()
+            except sqlite3.Error as exc:
+                raise self._fail(sql, exc) from exc
+        return out
+
     def upsert_migrations(self, rows: list[dict[str, Any]]) -> list[tuple[int, int, str]]:
         return self._returning("migrations", rows)  # type: ignore[return-value]
 
@@ -408,6 +422,10 @@ class _PgOps:
     def insert_ignore(self, table: str, rows: list[dict[str, Any]]) -> None:
         self._run(f"ignore:{table}", rows)
 
+    def select_uses(self, card_ids: list[int]) -> list[tuple[int, str, str]]:
+        sql = "SELECT card_id, role, uri FROM card_assets WHERE card_id = ANY(%b::integer[])"
+        return self._execute(sql, [card_ids])
+
     def upsert_migrations(self, rows: list[dict[str, Any]]) -> list[tuple[int, int, str]]:
         return self._run("migrations", rows)
 
@@ -495,15 +513,19 @@ def _card_row(card: CardRecord, book_id: int | None, now: Any) -> dict[str, Any]
 
 
 def _unique_by_sha(outcomes: Iterable[FileOutcome]) -> list[FileOutcome]:
-    """One outcome per content (the same bytes found twice are one source file); an import beats a failure."""
+    """One outcome per content (the same bytes found twice are one source file); an import beats a failure.
+
+    In input order (the place of the content's first file): when several files carry one card,
+    book or chat, the first of them supplies its row (a card's picture and assets), as it does
+    across batches, so where a batch is cut never changes the catalog."""
     chosen: dict[str, FileOutcome] = {}
     for o in outcomes:
         if o.sha256 is None or o.status not in ("imported", "failed"):
             continue
         prev = chosen.get(o.sha256)
         if prev is None or (prev.status != "imported" and o.status == "imported"):
-            chosen[o.sha256] = o
-    return sorted(chosen.values(), key=lambda o: o.sha256 or "")
+            chosen[o.sha256] = o  # a replaced failure keeps its place in the dict
+    return list(chosen.values())
 
 
 def write_batch(conn: Connection, outcomes: Iterable[FileOutcome]) -> None:
@@ -523,7 +545,9 @@ def write_batch(conn: Connection, outcomes: Iterable[FileOutcome]) -> None:
 
 def _record_sources(ops: _Ops, files: list[FileOutcome], now: Any) -> dict[str, int]:
     """Source file rows (inserted or updated): sha256 -> id."""
-    source_ids = {sha: row_id for row_id, sha in ops.upsert_sources(_source_rows(files, now))}
+    # in natural-key order (the lock order, see the module docstring), not the batch's input order
+    rows = _source_rows(sorted(files, key=lambda o: o.sha256 or ""), now)
+    source_ids = {sha: row_id for row_id, sha in ops.upsert_sources(rows)}
     missing = [o.sha256 or "" for o in files if o.sha256 not in source_ids]
     for o in files:  # assigned on every attempt: a retried transaction starts over
         o.recorded_before = o.status == "imported" and o.sha256 not in source_ids
@@ -550,11 +574,21 @@ def _record_books(ops: _Ops, imported: list[FileOutcome], now: Any) -> dict[str,
 
 
 def _record_cards(ops: _Ops, imported: list[FileOutcome], book_ids: dict[str, int], now: Any) -> dict[str, int]:
-    """Cards, then the tags and assets of those created here: content hash -> id."""
+    """Cards, the tags of those created here, and the assets each file brings: content hash -> id.
+
+    Files carrying one card (equal content hash) can differ in the picture and in which of the
+    card's declared assets they embed. Every use of a blob is keyed (card, role, URI) and the first
+    file in input order that has one supplies it: the first file's picture and assets, plus the
+    assets only later files embed (``v3_apng.png`` declares ``__asset:0`` without its bytes,
+    ``v3_assets.png`` holds them). Batches are written in input order, so where one is cut never
+    changes the result.
+    """
     cards: dict[str, CardRecord] = {}
+    later: list[CardRecord] = []  # the other files' copies of a card met in this batch, in input order
     for o in imported:
-        if o.item is not None and o.item.card is not None:
-            cards.setdefault(o.item.card.content_hash, o.item.card)
+        card = o.item.card if o.item is not None else None
+        if card is not None and cards.setdefault(card.content_hash, card) is not card:
+            later.append(card)
     card_ids, new_cards = _ids(
         ops, "cards", [_card_row(c, book_ids[c.book.content_hash] if c.book else None, now) for c in cards.values()]
     )
@@ -562,11 +596,23 @@ def _record_cards(ops: _Ops, imported: list[FileOutcome], book_ids: dict[str, in
     tag_rows = [{"card_id": card_ids[c.content_hash], "tag": t} for c in created for t in c.tags]
     if tag_rows:
         ops.insert("card_tags", tag_rows)
-    blobs = {a.sha256: {"sha256": a.sha256, "size": a.size} for c in created for a in c.assets}
+    # first files before later ones: every key goes to the first file in input order that has it
+    uses: dict[tuple[int, str, str], AssetRecord] = {}
+    for c in chain(cards.values(), later):
+        card_id = card_ids[c.content_hash]
+        for a in {(a.role, a.uri): a for a in c.assets}.values():
+            uses.setdefault((card_id, a.role, a.uri), a)
+    known = [card_ids[h] for h in cards if h not in new_cards]
+    if known and uses:
+        # cards recorded by an earlier batch (or run) keep the uses they have; only new keys are
+        # added (a fresh run of distinct cards never gets here: no extra statement)
+        had = set(ops.select_uses(sorted(known)))
+        uses = {k: a for k, a in uses.items() if k not in had}
+    blobs = {a.sha256: {"sha256": a.sha256, "size": a.size} for a in uses.values()}
     blob_ids, _ = _ids(ops, "assets", list(blobs.values()))
-    asset_rows = {
-        (card_ids[c.content_hash], a.role, a.uri): {
-            "card_id": card_ids[c.content_hash],
+    asset_rows = [
+        {
+            "card_id": key[0],
             "role": a.role,
             "uri": a.uri,
             "asset_id": blob_ids[a.sha256],
@@ -574,11 +620,10 @@ def _record_cards(ops: _Ops, imported: list[FileOutcome], book_ids: dict[str, in
             "name": a.name,
             "ext": a.ext,
         }
-        for c in created
-        for a in c.assets
-    }
+        for key, a in sorted(uses.items(), key=operator.itemgetter(0))
+    ]
     if asset_rows:
-        ops.insert_ignore("card_assets", [asset_rows[k] for k in sorted(asset_rows)])
+        ops.insert_ignore("card_assets", asset_rows)
     return card_ids
 
 

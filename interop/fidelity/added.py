@@ -72,7 +72,7 @@ def _added(mine: dict[str, Any], theirs: dict[str, Any], prefix: Path, found: _F
             found.chunks.append(number)
             found.rows_of[number] = rows
         return
-    if mine.keys() != theirs.keys() and not _new_keys(mine, theirs, prefix, found):
+    if mine.keys() != theirs.keys():
         shown = _SHOWN_SCALARS.get
         for key in theirs.keys() - mine.keys():
             value = theirs[key]
@@ -85,46 +85,6 @@ def _added(mine: dict[str, Any], theirs: dict[str, Any], prefix: Path, found: _F
                 _added(inner, value, (*prefix, key), found)
 
 
-def _new_keys(mine: dict[str, Any], theirs: dict[str, Any], prefix: Path, found: _Found) -> bool:
-    """The rows of the keys only ``theirs`` has, as kept rows (``_NEW_ROWS``): the entries of a run get
-    the same fields with the same defaults. False when not kept (keys other than strings, values
-    marshal cannot write or large ones): the caller adds them as loose rows."""
-    pair = (tuple(mine), tuple(theirs))
-    new = _NEW_KEYS.get(pair)
-    if new is None:
-        if not all(type(key) is str for key in (*pair[0], *pair[1])):
-            return False  # ``1`` and ``True`` are equal keys: only strings name one key
-        new = tuple(key for key in theirs if key not in mine)
-        if len(_NEW_KEYS) >= _KEPT:
-            _NEW_KEYS.clear()
-        _NEW_KEYS[pair] = new
-    if not new:
-        return True
-    values = list(map(theirs.__getitem__, new))
-    try:
-        data = marshal.dumps((prefix, values), 2)  # typed: ``1``, ``1.0`` and ``True`` stay apart
-    except ValueError:
-        return False
-    if len(data) > _ALL_NEW_BYTES:
-        return False
-    key = (new, data)
-    hit = _NEW_ROWS.get(key)
-    if hit is None:
-        rows = [(_rendered((*prefix, name)), _shown(value)) for name, value in zip(new, values, strict=True)]
-        if len(_NEW_ROWS) >= _KEPT:
-            _NEW_ROWS.clear()
-        hit = _NEW_ROWS[key] = (next(_CHUNK_NUMBERS), rows)
-    number, rows = hit
-    found.chunks.append(number)
-    found.rows_of[number] = rows
-    return True
-
-
-_KEPT = 4096
-_NEW_KEYS: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[str, ...]] = {}
-"""(keys of ``mine``, keys of ``theirs``) -> the keys only ``theirs`` has, in its order (string keys only)."""
-_NEW_ROWS: dict[tuple[tuple[str, ...], bytes], tuple[int, list[tuple[str, str]]]] = {}
-"""(new keys, their prefix and values typed by marshal) -> (a number never reused, their rows)."""
 _ALL_NEW: dict[tuple[Path, bytes], tuple[int, list[tuple[str, str]]]] = {}
 _ALL_NEW_BYTES = 2048
 """Objects up to this size (marshal bytes) are kept with their rows (``_all_new``)."""

@@ -92,32 +92,3 @@ def test_shown_keeps_no_long_text_alive() -> None:
     text = "long " * 10_000
     assert _shown(text) == _shown(text) == '"' + text[: added.SHOWN - 4] + "..."
     assert all(key[1] is not text for key in added._SHOWN_SCALARS)
-
-
-typed = st.sampled_from([0, 1, 1.0, True, False, 0.0, -0.0, None, "", "1", [], {}, ["x"], 2**70])
-
-
-@settings(max_examples=200, deadline=None)
-@given(
-    st.lists(st.dictionaries(st.sampled_from(["a", "b"]), typed, max_size=2), min_size=1, max_size=4),
-    st.lists(st.dictionaries(st.sampled_from(["a", "b", "c", "d"]), typed, max_size=4), min_size=1, max_size=4),
-)
-def test_kept_new_key_rows_tell_equal_values_of_other_types_apart(
-    mine: list[dict[str, Any]], theirs: list[dict[str, Any]]
-) -> None:
-    """The rows of new keys kept per (keys, typed values): ``1``, ``1.0`` and ``True`` (and ``0.0``, ``-0.0``)
-    added to entries of the same keys are shown apart, warm or cold."""
-    source = CanonicalView(kind="lorebook", book={}, entries=[{"x": 0, **m} for m in mine])
-    output = CanonicalView(kind="lorebook", book={}, entries=[{"x": 0, **t} for t in theirs])
-    for _ in range(2):
-        assert added_fields(source, output) == plain(source, output)
-
-
-def test_new_keys_of_other_types_than_strings_are_not_kept() -> None:
-    """``1`` and ``True`` are equal dict keys that render apart: such keys are walked every time."""
-    from interop.fidelity import added as added_module
-
-    source = CanonicalView(kind="lorebook", book={}, entries=[{"a": 1}])
-    ints = CanonicalView(kind="lorebook", book={}, entries=[{"a": 1, 1: "x"}])
-    assert added_fields(source, ints) == plain(source, ints)
-    assert not any(1 in pair[1] for pair in added_module._NEW_KEYS)

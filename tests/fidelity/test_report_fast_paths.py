@@ -93,6 +93,67 @@ def test_changed_fields_fast_paths_match_the_walk(
             assert _same(changed_fields(source, output), fast)  # again, from the bytes each view kept
 
 
+def _grown_entry(value: Any, extra: dict[str, Any]) -> Any:
+    """``value`` with ``extra``'s keys added to it and to each object inside it (what a writer fills)."""
+    if not isinstance(value, dict):
+        return value
+    return {
+        **{k: _grown_entry(v, extra) for k, v in value.items()},
+        **{k: v for k, v in extra.items() if k not in value},
+    }
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(entry, min_size=1, max_size=3),
+    st.dictionaries(st.sampled_from(["depth", "vectorized", "a"]), scalar, max_size=2),
+    st.one_of(st.none(), st.tuples(st.integers(0, 2), scalar)),
+    st.booleans(),
+)
+def test_entries_projected_at_once_match_the_walk(
+    entries: list[dict[str, Any]], extra: dict[str, Any], swap: tuple[int, Any] | None, fewer: bool
+) -> None:
+    """Output entries that are the source's with fields added (one value maybe swapped for an equal or
+    other one, one entry maybe gone) give the walk's answer when the entries are projected at once."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        theirs = [_grown_entry(e, extra) for e in entries]
+        if swap is not None and swap[0] < len(theirs) and theirs[swap[0]]:
+            first = next(iter(theirs[swap[0]]))
+            theirs[swap[0]] = {**theirs[swap[0]], first: swap[1]}
+        if fewer:
+            theirs = theirs[:-1]
+        source = CanonicalView(kind="lorebook", book={"name": "B"}, entries=entries)
+        output = CanonicalView(kind="lorebook", book={"name": "B"}, entries=theirs)
+        fast = changed_fields(source, output)
+        assert _same(fast, _slow_changed(source, output, monkeypatch))
+        assert _same(changed_fields(source, output), fast)
+
+
+@pytest.mark.parametrize(
+    ("mine", "theirs", "changed"),
+    [
+        (1, True, True),
+        (0, False, False),
+        (1, 1.0, 1.0),
+        (0.0, -0.0, None),  # strictly equal (DeepDiff's view): the walk finds nothing either
+        ("x", "x", None),
+    ],
+)
+def test_entries_projected_at_once_tell_equal_values_of_other_types_apart(mine: Any, theirs: Any, changed: Any) -> None:
+    """Entries that came back with fields added and one value ``==`` but of another type: named as changed."""
+    source = CanonicalView(
+        kind="lorebook", book={}, entries=[{"id": mine, "extensions": {"d": mine}}, {"id": 2, "extensions": {}}]
+    )
+    grown = [
+        {"id": theirs, "extensions": {"d": mine, "x": 1}, "new": 1},
+        {"id": 2, "extensions": {"y": 1}, "new": 1},
+    ]
+    nested = [{"id": mine, "extensions": {"d": theirs, "x": 1}, "new": 1}, grown[1]]
+    for entries, path in ((grown, ("entry", 0, "id")), (nested, ("entry", 0, "extensions", "d"))):
+        found = changed_fields(source, CanonicalView(kind="lorebook", book={}, entries=entries))
+        assert found == ({} if changed is None else {path: changed})
+
+
 def test_entries_equal_but_not_strictly_are_walked() -> None:
     """1 and True are ==: the entries compared at once still name the field that changed type."""
     source = CanonicalView(kind="lorebook", book={"name": "B"}, entries=[{"id": 1}, {"id": 2}])
@@ -157,8 +218,6 @@ def test_added_lines_kept_equal_fresh_ones(monkeypatch: pytest.MonkeyPatch) -> N
     for output in outputs:
         monkeypatch.setattr(added_module, "_LINES", {})
         monkeypatch.setattr(added_module, "_ALL_NEW", {})
-        monkeypatch.setattr(added_module, "_NEW_ROWS", {})
-        monkeypatch.setattr(added_module, "_NEW_KEYS", {})
         cold.append(added_fields(source, output))
     assert warm == cold
     assert warm[0] == [
