@@ -316,3 +316,32 @@ def test_load_json_orjson_path_on_any_json_text(value: object) -> None:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(jsonio, "_orjson", None)
         assert fast == _load_outcome(text, Limits())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'{"a": [{"b": 123456789012345678901234567890}]}',  # past 64 bits, three levels down
+        b'{"a": {"b": {"c": [-9223372036854775809]}}}',
+        b'[[[[18446744073709551616]]]]',
+        b"1e19",  # a float literal with an integral value past 2**63: json takes it, alike
+        b'{"x": [1e19, 9.3e18, 1.5, -1e300]}',
+        b"123456789012345678901234567890",  # a bare one at the root
+    ],
+)
+@pytest.mark.parametrize("depth", [3, 256])
+def test_load_json_big_numbers_at_any_level_give_the_checked_outcome(text: bytes, depth: int) -> None:
+    pytest.importorskip("orjson")
+    from interop import jsonio
+
+    limits = Limits(max_json_depth=depth)
+    fast = _load_outcome(text, limits)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(jsonio, "_orjson", None)
+        assert fast == _load_outcome(text, limits)
+
+
+def test_an_integer_past_64_bits_is_never_orjsons_float() -> None:
+    value = load_json(b'{"a": [{"b": 123456789012345678901234567890}]}')
+    assert value["a"][0]["b"] == 123456789012345678901234567890
+    assert isinstance(value["a"][0]["b"], int)

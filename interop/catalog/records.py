@@ -207,13 +207,20 @@ def entry_row(
     position: int, entry: LorebookEntry, dumped: dict[str, Any] | None = None, *, checked: bool = False
 ) -> dict[str, Any]:
     """One ``lorebook_entries`` row; ``dumped`` is the entry's ``dump()`` when the caller has it
-    (``checked``: part of a value ``_orjson`` accepted)."""
+    (``checked``: part of a value ``_orjson`` accepted).
+
+    A book's rows are most of a file's catalog work: the usual flags (``bool``) and orders (numbers)
+    are taken as they are, inline; ``as_bool``/``as_number`` only see other values."""
     if dumped is None:
         dumped, checked = entry.dump(), False
     keys = as_str_list(entry.keys)
     secondary = as_str_list(entry.secondary_keys)
     content = entry.content
-    order = as_number(entry.insertion_order)
+    order = entry.insertion_order
+    if order.__class__ is not int and order.__class__ is not float:
+        order = as_number(order)
+    enabled, constant, selective = entry.enabled, entry.constant, entry.selective
+    use_regex, case_sensitive = entry.use_regex, entry.case_sensitive
     return {
         "position": position,
         "name": _text(entry.name) or _text(entry.comment),
@@ -221,11 +228,11 @@ def entry_row(
         "secondary_keys": _str_list_json(secondary),
         "keys_text": _text("\n".join(keys + secondary)),
         "content": _text(content) if isinstance(content, str) else canonical_json(content or ""),
-        "enabled": as_bool(entry.enabled, True),
-        "constant": as_bool(entry.constant, False),
-        "selective": as_bool(entry.selective, False),
-        "use_regex": as_bool(entry.use_regex, False),
-        "case_sensitive": as_bool(entry.case_sensitive, False),
+        "enabled": enabled if enabled.__class__ is bool else as_bool(enabled, True),
+        "constant": constant if constant.__class__ is bool else as_bool(constant, False),
+        "selective": selective if selective.__class__ is bool else as_bool(selective, False),
+        "use_regex": use_regex if use_regex.__class__ is bool else as_bool(use_regex, False),
+        "case_sensitive": case_sensitive if case_sensitive.__class__ is bool else as_bool(case_sensitive, False),
         "insertion_order": float(order) if order is not None else None,
         "content_hash": content_hash(dumped, checked=checked),
     }
