@@ -114,9 +114,12 @@ def _register_adapters() -> None:
     """Bind ``bool`` and ``None`` through the driver's adapter registry, to what it binds anyway
     (an integer, NULL). Without an entry there, the driver looks for an adapter on its protocol
     class for every such value, and the ``AttributeError`` it builds and drops each time cost
-    ~0.3 us a value: a typical file binds ~40 of them (entry flags, empty columns)."""
-    sqlite3.register_adapter(bool, int)
-    sqlite3.register_adapter(type(None), _NULL)
+    ~0.3 us a value: a typical file binds ~40 of them (entry flags, empty columns). The registry is the
+    whole process's: an adapter the embedding program registered for either type is left in place
+    (ours would change what its own statements bind)."""
+    for kind, adapt in ((bool, int), (type(None), _NULL)):
+        if (kind, sqlite3.PrepareProtocol) not in sqlite3.adapters:
+            sqlite3.register_adapter(kind, adapt)
 
 
 _NULL: Callable[[None], None] = {}.get

@@ -195,6 +195,7 @@ def command(
     prints the same summary. --status RUN reports on such a run later.
     """
     if status_of is not None:
+        startup_done()  # the usual garbage collection from here on, as for a run
         if resend:
             if not broker:
                 raise click.UsageError("--resend needs --broker")

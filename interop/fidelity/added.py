@@ -138,7 +138,7 @@ def added_fields(source: CanonicalView, output: CanonicalView) -> list[str]:
         for number in found.chunks:
             rows += found.rows_of[number]
         lines = _lines(tuple(sorted(Counter(rows).items())))
-        if len(key[0]) + len(key[1]) > _LINES_ROWS:
+        if len(key[0]) + len(key[1]) > _LINES_ROWS or sum(len(p) + len(v) for p, v in key[1]) > _LINES_CHARS:
             return list(lines)
         if len(_LINES) >= _LINES_KEPT:
             _LINES.clear()
@@ -151,6 +151,8 @@ _LINES_KEPT = 1024
 """The lines of the counted rows (``_lines``): the cards of a run add the same defaults to their entries."""
 _LINES_ROWS = 64
 """Rows of one report at most for its lines to be kept (a bound on memory: values are short)."""
+_LINES_CHARS = 8192
+"""Characters of those rows at most: a report naming megabyte keys is rendered, not kept."""
 
 
 def _lines(rows: tuple[tuple[tuple[str, str], int], ...]) -> tuple[str, ...]:

@@ -209,6 +209,8 @@ _LISTS = {"entries": "entry", "assets": "asset"}
 _ORDERED: dict[tuple[str, tuple[str, ...]], bool] = {}
 """(model, keys in order) -> whether ``dump()`` writes them in that order (a run sees few key orders)."""
 _ORDERED_KEPT = 4096
+_ORDERED_KEY_CHARS = 4096
+"""Key orders longer than this (characters of the names) are checked each time, not kept."""
 
 
 def _as_dumped(value: Any, model: str, limits: Limits) -> bool:
@@ -223,9 +225,10 @@ def _as_dumped(value: Any, model: str, limits: Limits) -> bool:
     ordered = _ORDERED.get((model, keys))
     if ordered is None:
         ordered = _in_dump_order(keys, fields)
-        if len(_ORDERED) >= _ORDERED_KEPT:
-            _ORDERED.clear()
-        _ORDERED[(model, keys)] = ordered
+        if sum(map(len, keys)) <= _ORDERED_KEY_CHARS:  # megabyte key names are checked, not kept alive
+            if len(_ORDERED) >= _ORDERED_KEPT:
+                _ORDERED.clear()
+            _ORDERED[(model, keys)] = ordered
     if not ordered:
         return False
     for name, inner in nested.items():

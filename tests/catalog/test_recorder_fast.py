@@ -107,3 +107,17 @@ def test_a_real_entry_conflict_still_fails_the_batch(tmp_path: Path) -> None:
             recorder.record_batch(catalog, outcomes)
     finally:
         catalog.dispose()
+
+
+def test_an_adapter_the_embedding_program_registered_is_left_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The driver's adapter registry is the whole process's: ours fill a gap, never replace another's."""
+
+    def theirs(value: bool) -> str:
+        return "yes" if value else "no"
+
+    for kind in (bool, type(None)):
+        monkeypatch.delitem(sqlite3.adapters, (kind, sqlite3.PrepareProtocol), raising=False)
+    monkeypatch.setitem(sqlite3.adapters, (bool, sqlite3.PrepareProtocol), theirs)
+    recorder._register_adapters()
+    assert sqlite3.adapters[(bool, sqlite3.PrepareProtocol)] is theirs
+    assert (type(None), sqlite3.PrepareProtocol) in sqlite3.adapters  # the gap is filled
