@@ -13,6 +13,8 @@ from __future__ import annotations
 import functools
 import json
 import marshal
+import operator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +24,7 @@ from ...memo import memoized
 from ...platform.registry import get_format
 from . import app_load as st
 from .fields import FIELDS, POSITION_NAMES
-from .world import world_entries
+from .world import world_entry_items
 
 SKIPPED = ("addMemo", "extensions")
 """``addMemo`` is the editor's 'show memo' flag, derived by every importer from the comment;
@@ -60,11 +62,22 @@ def source_settings(doc: Document) -> list[dict[str, Any]]:
     """The source book as the ST world entries it stands for, template-filled, in book order."""
     assert doc.book is not None
     out = []
-    for key, entry in world_entries(doc.book, from_card=doc.card is not None).items():
+    for key, entry in world_entry_items(doc.book, from_card=doc.card is not None):
         if isinstance(entry, dict):
             uid = entry.get("uid", int(key) if key.isdigit() else key)  # ST keys a world entry by its object key
-            out.append({**st.TEMPLATE, **st.MISSING_IN_WORLD, **entry, "uid": uid})  # st.filled(entry), with its uid
+            # st.filled(entry) with its uid, {**TEMPLATE, **MISSING_IN_WORLD, **entry, "uid": uid}: the same
+            # settings (in another key order, which nothing reads) when the entry has every template field
+            if _FILLED.keys() <= entry.keys():
+                filled = entry.copy()
+            else:
+                filled = _FILLED.copy()
+                filled.update(entry)
+            filled["uid"] = uid
+            out.append(filled)
     return out
+
+
+_FILLED = {**st.TEMPLATE, **st.MISSING_IN_WORLD}
 
 
 def findings(source: Document, output: bytes, target_format: str) -> AppVerdict:
@@ -140,16 +153,47 @@ def _plan(source: Document) -> _Plan:
     mine = source_settings(source)
     entries = source.book.entries if source.book is not None else []
     commented = [i < len(entries) and entries[i].has("comment") for i in range(len(mine))]
-    return _Plan(mine, [_check(want, _fields(want, c)) for want, c in zip(mine, commented, strict=True)])
+    return _Plan(mine, [_quick_check(want, c) for want, c in zip(mine, commented, strict=True)])
 
 
 def _check(want: dict[str, Any], fields: tuple[str, ...]) -> _Check:
+    """The general ``_Check`` (``_quick_check`` gives the same, tests/formats/test_sillytavern_app_fast.py)."""
     at, read, others = _layout(fields)
     wants = tuple(map(want.get, read))
     key = _marshalled(wants)
     if key is not None and others and not _identical(tuple(map(want.get, others)), tuple(map(st.TEMPLATE.get, others))):
         key = None  # the converter leaves these at the template's value: identical only if the source's are
     return fields, at, wants, key
+
+
+def _quick_check(want: dict[str, Any], commented: bool) -> _Check:
+    """``_check(want, _fields(want, commented))`` with its field layout looked up once per shape
+    (with or without comment, display index, character filter) rather than built per entry."""
+    shape = (commented, "displayIndex" in want, "characterFilter" in want)
+    layout = _SHAPES.get(shape)
+    if layout is None:
+        layout = _SHAPES[shape] = _shape_layout(_fields(want, commented))
+    fields, at, read, get, others = layout
+    try:
+        wants = get(want)  # a template-filled entry has every field read
+    except KeyError:
+        wants = tuple(map(want.get, read))
+    key = _marshalled(wants)
+    if key is not None and others and not _identical(tuple(map(want.get, others)), tuple(map(st.TEMPLATE.get, others))):
+        key = None  # as in _check
+    return fields, at, wants, key
+
+
+_Shape = tuple[tuple[str, ...], tuple[int, ...], tuple[str, ...], Callable[[Any], Any], tuple[str, ...]]
+_SHAPES: dict[tuple[bool, bool, bool], _Shape] = {}
+"""``_fields``, ``_layout`` and a getter of the fields read, per entry shape: at most eight, so unbounded."""
+
+
+def _shape_layout(fields: tuple[str, ...]) -> _Shape:
+    at, read, others = _layout(fields)
+    # itemgetter gives a tuple for two or more names (a shape always reads uid, key, content, ...)
+    get = operator.itemgetter(*read) if len(read) > 1 else (lambda d: tuple(d[n] for n in read))
+    return fields, at, read, get, others
 
 
 @functools.lru_cache(maxsize=64)

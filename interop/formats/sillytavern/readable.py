@@ -12,7 +12,7 @@ from ...transforms.card_for_target import model_copy
 from .card import card_book_from_lorebook
 from .fields import BY_FLAT, REQUIRED_ENTRY_FIELDS, ST_TOP_LEVEL, copy_value
 from .model import ADDED_FIELDS, CARD_FIELDS, NAMESPACE, book_ext, foreign_extensions
-from .world import is_native_world, natives, normalized, st_exported_use_regex
+from .world import is_native_world, natives, normalized, plain_keys, st_exported_use_regex
 from .write_entry import Fill, native_from_entry
 
 Added = list[tuple[tuple[str | int, ...], str]]
@@ -188,7 +188,7 @@ def _card_value(name: str, full: dict[str, Any]) -> Any:
 
 
 def _direct(book: Lorebook, from_card: bool, flat_keys: bool) -> tuple[Lorebook, Added]:
-    plain = [st_exported_use_regex(e) for e in book.entries]
+    plain = plain_keys(book)
     normal = normalized(book)[0]
     fulls = natives(normal, True, from_card, plain)
     added: Added = []

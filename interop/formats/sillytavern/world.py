@@ -184,10 +184,28 @@ def world_entries(book: Lorebook, *, from_card: bool = False) -> dict[str, Any]:
 
 
 def _world_entries(source: Lorebook, book: Lorebook, from_card: bool, native_world: bool) -> dict[str, Any]:
-    plain = [st_exported_use_regex(e) for e in source.entries]
     # copies: the uid fix-up below writes into them, and the lists may be shared (memo)
-    entries_native = [dict(n) for n in natives(book, not native_world, from_card, plain)]
+    entries_native = [dict(n) for n in natives(book, not native_world, from_card, plain_keys(source))]
     return _keyed_by_uid(book, entries_native, native_world)
+
+
+def world_entry_items(book: Lorebook, *, from_card: bool = False) -> list[tuple[str, dict[str, Any]]]:
+    """``list(world_entries(book, from_card=from_card).items())`` without copying every entry: the
+    entries are the memoized natives the card writer built for ``book`` (read-only; an entry whose uid
+    is fixed up is a copy). For the app model, which copies each into its template-filled settings."""
+    normal = normalized(book)[0]
+    native_world = is_native_world(normal)
+    shared = natives(normal, not native_world, from_card, plain_keys(book))
+    keys = [_uid_key(entry, native, native_world) for entry, native in zip(normal.entries, shared, strict=True)]
+    if None not in keys and len(set(keys)) == len(keys):  # the usual case: no uid to fix up
+        return list(zip(keys, shared, strict=True))
+    return list(_keyed_by_uid(normal, [dict(n) for n in shared], native_world).items())
+
+
+def plain_keys(book: Lorebook) -> list[bool]:
+    """``st_exported_use_regex`` of each entry of ``book`` (memoized, read-only: the card writer's
+    readable book and the app model's world view of one source ask for the same list)."""
+    return memoized("st_plain_keys", book, (), lambda: [st_exported_use_regex(e) for e in book.entries])
 
 
 def _uid_key(entry: LorebookEntry, native: dict[str, Any], native_world: bool) -> str | None:
