@@ -285,14 +285,7 @@ _LOAD_TEXTS = [
 def test_load_json_orjson_path_gives_the_checked_outcome(text: bytes | str, depth: int) -> None:
     """The orjson path of ``load_json`` (one parse, one scan) returns what the checked json path
     returns, and raises the same typed error with the same message when it hands over."""
-    pytest.importorskip("orjson")
-    from interop import jsonio
-
-    limits = Limits(max_json_depth=depth)
-    fast = _load_outcome(text, limits)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(jsonio, "_orjson", None)
-        assert fast == _load_outcome(text, limits)
+    _orjson_path_agrees(text, depth)
 
 
 def test_load_json_takes_one_orjson_parse_for_a_typical_card(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -331,6 +324,17 @@ def test_load_json_orjson_path_on_any_json_text(value: object) -> None:
 )
 @pytest.mark.parametrize("depth", [3, 256])
 def test_load_json_big_numbers_at_any_level_give_the_checked_outcome(text: bytes, depth: int) -> None:
+    _orjson_path_agrees(text, depth)
+
+
+def test_an_integer_past_64_bits_is_never_orjsons_float() -> None:
+    value = load_json(b'{"a": [{"b": 123456789012345678901234567890}]}')
+    assert value["a"][0]["b"] == 123456789012345678901234567890
+    assert isinstance(value["a"][0]["b"], int)
+
+
+def _orjson_path_agrees(text: bytes | str, depth: int) -> None:
+    """The orjson path's outcome (value, or typed error and message) equals the checked json path's."""
     pytest.importorskip("orjson")
     from interop import jsonio
 
@@ -339,9 +343,3 @@ def test_load_json_big_numbers_at_any_level_give_the_checked_outcome(text: bytes
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(jsonio, "_orjson", None)
         assert fast == _load_outcome(text, limits)
-
-
-def test_an_integer_past_64_bits_is_never_orjsons_float() -> None:
-    value = load_json(b'{"a": [{"b": 123456789012345678901234567890}]}')
-    assert value["a"][0]["b"] == 123456789012345678901234567890
-    assert isinstance(value["a"][0]["b"], int)

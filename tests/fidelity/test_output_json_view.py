@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import marshal
 import random
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -49,8 +50,8 @@ def _sources() -> list[Path]:
     return files[::3] if len(files) > 150 else files  # a spread of every kind, in a few seconds
 
 
-def test_corpus_outputs_view_as_read_back() -> None:
-    fast = 0
+def _corpus_outputs() -> Iterator[tuple[Path, Any, str, bytes]]:
+    """(source path, its document, target, output bytes) for every corpus file each target writes."""
     for path in _sources():
         try:
             doc = read_bytes(path.read_bytes(), filename=str(path))
@@ -58,14 +59,19 @@ def test_corpus_outputs_view_as_read_back() -> None:
             continue
         for target in TARGETS:
             try:
-                data = write(doc, target)
+                yield path, doc, target, write(doc, target)
             except InteropError:
                 continue
-            view = view_of_json(Probe(data).json, target)
-            if view is not None:
-                fast += 1
-                general = _general(data, target)
-                assert general is not None and _key(view) == _key(general), (path.name, target)
+
+
+def test_corpus_outputs_view_as_read_back() -> None:
+    fast = 0
+    for path, _doc, target, data in _corpus_outputs():
+        view = view_of_json(Probe(data).json, target)
+        if view is not None:
+            fast += 1
+            general = _general(data, target)
+            assert general is not None and _key(view) == _key(general), (path.name, target)
     assert fast > 20  # the fast path is the usual one (it can fail: every view above is checked)
 
 
@@ -189,19 +195,10 @@ def _reports(doc: Any, target: str, data: bytes, monkeypatch: pytest.MonkeyPatch
 
 def test_reports_on_json_views_are_the_read_back_reports(monkeypatch: pytest.MonkeyPatch) -> None:
     fast_paths = 0
-    for path in _sources():
-        try:
-            doc = read_bytes(path.read_bytes(), filename=str(path))
-        except InteropError:
-            continue
-        for target in TARGETS:
-            try:
-                data = write(doc, target)
-            except InteropError:
-                continue
-            fast, general, took = _reports(doc, target, data, monkeypatch)
-            assert fast == general, (path.name, target)
-            fast_paths += took
+    for path, doc, target, data in _corpus_outputs():
+        fast, general, took = _reports(doc, target, data, monkeypatch)
+        assert fast == general, (path.name, target)
+        fast_paths += took
     assert fast_paths > 20
 
 
