@@ -11,7 +11,6 @@ general form (``world_entries``, ``{**TEMPLATE, **MISSING_IN_WORLD, **entry, "ui
 from __future__ import annotations
 
 import marshal
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,13 +19,14 @@ from hypothesis import strategies as hs
 
 from interop import api
 from interop.document import Document
+from interop.errors import InteropError
 from interop.formats import sillytavern as st_format
 from interop.formats.sillytavern import app_load as st
 from interop.formats.sillytavern import app_model
 from interop.formats.sillytavern.world import plain_keys, st_exported_use_regex, world_entries, world_entry_items
 from interop.memo import document_scope
 from interop.model import Lorebook
-from tests.conftest import corpus_params, project_files, shared_files
+from tests.conftest import project_files, shared_files
 from tests.strategies import lorebook as lorebook_dicts
 
 FILES = [p for p in shared_files(".") + project_files(".") if p.name != "MANIFEST.tsv" and p.is_file()]
@@ -85,15 +85,19 @@ def _assert_plan_is_general(doc: Document, *, write: tuple[str, ...]) -> None:
     assert _strict(list(world_entries(doc.book, from_card=from_card).items())) == want_items
 
 
-@pytest.mark.parametrize("path", corpus_params(FILES, "card, world or lorebook"))
-def test_plan_from_the_writers_memo_is_the_general_plan(path: Path) -> None:
-    try:
-        doc = api.read(path)
-    except Exception as exc:  # a corpus file no reader takes is not this test's subject
-        pytest.skip(f"{path.name}: {exc}")
-    if doc.book is None:
-        pytest.skip(f"{path.name} holds no lorebook")
-    _assert_plan_is_general(doc, write=("ccv3", "lorebook_v3", "sillytavern-card"))
+def test_plan_from_the_writers_memo_is_the_general_plan() -> None:
+    if not FILES:
+        pytest.skip("no corpus files found (is ../shared beside the repo?)")
+    checked = 0
+    for path in FILES:
+        try:
+            doc = api.read(path)
+        except InteropError:  # scripts, notes and files no reader takes are not this test's subject
+            continue
+        if doc.book is not None:
+            checked += 1
+            _assert_plan_is_general(doc, write=("ccv3", "lorebook_v3", "sillytavern-card"))
+    assert checked >= 10  # the books of the project's corpus alone are more
 
 
 @settings(max_examples=150, deadline=None)
