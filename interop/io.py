@@ -9,7 +9,7 @@ import random
 import re
 import stat
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from .errors import InteropError, LimitExceededError, OutputError, UnsafeInputError
@@ -256,8 +256,7 @@ def _write_unnamed(target: str, cut: int, data: bytes, fsync: bool) -> bool:
 
 def _link_temp_name(fd: int, folder: str, name: str) -> str:
     """The unnamed file ``fd`` linked as ``.<name>.XXXXXXXX.tmp`` in ``folder`` (as ``_new_temp_file``)."""
-    for _ in range(100):
-        tmp = f"{folder}.{name}.{_names.getrandbits(32):08x}.tmp"
+    for tmp in _temp_names(folder, name):
         try:
             _link_by_fd(fd, tmp)
             return tmp
@@ -286,13 +285,18 @@ def _new_temp_file(folder: str, name: str) -> tuple[int, str]:
     name on a collision), but with the mode a plain ``open()`` gives (0666 less the umask,
     applied by the system) instead of mkstemp's private 0600, so no ``fchmod`` is needed.
     """
-    for _ in range(100):
-        tmp = f"{folder}.{name}.{_names.getrandbits(32):08x}.tmp"
+    for tmp in _temp_names(folder, name):
         try:
             return os.open(tmp, _TEMP_FLAGS, 0o666), tmp
         except FileExistsError:
             continue
     raise FileExistsError(errno.EEXIST, "no usable temporary file name", str(Path(folder or ".")))
+
+
+def _temp_names(folder: str, name: str) -> Iterator[str]:
+    """Up to 100 fresh ``.<name>.XXXXXXXX.tmp`` names in ``folder`` (what ``remove_stale_temp_files`` knows)."""
+    for _ in range(100):
+        yield f"{folder}.{name}.{_names.getrandbits(32):08x}.tmp"
 
 
 def _output_error(exc: OSError, target: str) -> OutputError:

@@ -8,6 +8,7 @@ its asset chunks (RisuAI emotion images) become data URLs too.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, get_args
 
 from pydantic import BaseModel
@@ -49,25 +50,19 @@ def model_json(model: CanonicalModel, pretty: bool, wrapper: dict[str, Any] | No
     """``dump_json(model.dump())`` (under ``wrapper["data"]`` if given), from ``json_view``: no copy of
     every value on the way. Where the view's values are not plain JSON (which only a model built in
     code, not read, can hold: ``dump`` converts them) it fails to write, and ``dump`` is used."""
+    def wrapped(data: dict[str, Any]) -> dict[str, Any]:
+        return data if wrapper is None else {**wrapper, "data": data}
+
     try:
-        view = json_view(model)
-        return dump_json(view if wrapper is None else {**wrapper, "data": view}, pretty=pretty)
+        return dump_json(wrapped(json_view(model)), pretty=pretty)
     except (TypeError, ValueError, InteropError):
-        dumped = model.dump()
-        return dump_json(dumped if wrapper is None else {**wrapper, "data": dumped}, pretty=pretty)
+        return dump_json(wrapped(model.dump()), pretty=pretty)
 
 
-_NESTED: dict[type, tuple[str, ...]] = {}
-"""Per model class, the fields whose declared type holds a model (``Card.data``, ``Lorebook.entries``, ...)."""
-
-
+@functools.cache
 def _nested_fields(cls: type[CanonicalModel]) -> tuple[str, ...]:
-    names = _NESTED.get(cls)
-    if names is None:
-        names = _NESTED[cls] = tuple(
-            name for name, info in cls.__pydantic_fields__.items() if _holds_model(info.annotation)
-        )
-    return names
+    """The fields whose declared type holds a model (``Card.data``, ``Lorebook.entries``, ...)."""
+    return tuple(name for name, info in cls.__pydantic_fields__.items() if _holds_model(info.annotation))
 
 
 def _holds_model(annotation: Any) -> bool:
