@@ -269,6 +269,9 @@ ENTRY_POINT_GROUP = "interop.platforms"
 
 _searched: set[str] = set()
 _entry_points_loaded = False
+_load_lock = threading.RLock()
+_loading = 0
+"""Imports under way in ``load_all`` (read without the lock: 0 once the registry is complete)."""
 
 
 def platform_packages() -> list[str]:
@@ -278,21 +281,31 @@ def platform_packages() -> list[str]:
 
 def load_all() -> None:
     """Import every platform package once: those on ``PLATFORM_PATH`` (a folder added later is
-    searched on the next call) and those installed with an ``interop.platforms`` entry point."""
-    global _entry_points_loaded
-    folders = [folder for folder in PLATFORM_PATH if folder not in _searched]
-    first = not _entry_points_loaded
-    if not folders and not first:
-        return
-    # Marked before importing: a package that looks a format up while it loads must not recurse.
-    _searched.update(folders)
-    _entry_points_loaded = True
-    if folders:
-        for name in platform_packages():
-            importlib.import_module(f"{PLATFORMS_PACKAGE}.{name}")
-    if first:
-        for entry in entry_points(group=ENTRY_POINT_GROUP):
-            entry.load()
+    searched on the next call) and those installed with an ``interop.platforms`` entry point.
+
+    Thread-safe: a thread that asks while another is importing waits for the whole registry
+    (it used to see the first packages only, and a read failed as "no known format")."""
+    global _entry_points_loaded, _loading
+    if not _loading and _entry_points_loaded and all(folder in _searched for folder in PLATFORM_PATH):
+        return  # the usual call: everything loaded, no import under way
+    with _load_lock:  # re-entrant: a package that looks a format up while it loads
+        folders = [folder for folder in PLATFORM_PATH if folder not in _searched]
+        first = not _entry_points_loaded
+        if not folders and not first:
+            return
+        _loading += 1  # before the marks: another thread seeing them waits on the lock
+        try:
+            # Marked before importing: a package that looks a format up while it loads must not recurse.
+            _searched.update(folders)
+            _entry_points_loaded = True
+            if folders:
+                for name in platform_packages():
+                    importlib.import_module(f"{PLATFORMS_PACKAGE}.{name}")
+            if first:
+                for entry in entry_points(group=ENTRY_POINT_GROUP):
+                    entry.load()
+        finally:
+            _loading -= 1
 
 
 def get_platform(name: str) -> Platform:
