@@ -15,6 +15,8 @@ import json
 import os
 import re
 import sqlite3
+import threading
+from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -310,6 +312,9 @@ class Catalog:
         self._engine = engine
         self.data_dir = data_dir
         self._sqlite: sqlite3.Connection | None = None
+        # one transaction at a time on the driver connection: a run's writer thread and the web
+        # server's request threads (a job's run record) share it; also guards making it and the engine
+        self._lock = threading.RLock()
 
     def __repr__(self) -> str:
         return f"Catalog(url={self.url!r}, data_dir={self.data_dir!r})"
@@ -317,18 +322,36 @@ class Catalog:
     @property
     def engine(self) -> Engine:
         if self._engine is None:
-            self._engine = make_engine(self.url)
+            with self._lock:
+                if self._engine is None:
+                    self._engine = make_engine(self.url)
         return self._engine
 
     def sqlite(self) -> sqlite3.Connection | None:
-        """The driver connection of a SQLite file catalog (one, kept open until ``dispose``;
-        use it from one thread at a time), or None: then go through ``engine``."""
+        """The driver connection of a SQLite file catalog (one, kept open until ``dispose``; used
+        through ``transaction``), or None: then go through ``engine``."""
         if self._sqlite is None:
             database = sqlite_file(self.url)
             if database is None:
                 return None
-            self._sqlite = connect_sqlite(database)
+            with self._lock:
+                if self._sqlite is None:
+                    self._sqlite = connect_sqlite(database)
         return self._sqlite
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """``engine.begin()`` on the driver connection (only when ``sqlite()`` gives one), this thread's
+        alone until it ends: committed, or rolled back on any error (the same driver calls as the engine's)."""
+        conn = self.sqlite()
+        assert conn is not None, "not a SQLite file catalog: use the engine"
+        with self._lock:
+            try:
+                yield conn
+                conn.commit()
+            except BaseException:
+                conn.rollback()
+                raise
 
     @property
     def dialect(self) -> str:
@@ -345,9 +368,10 @@ class Catalog:
         return self.data_dir / "assets" / sha256[:2] / sha256
 
     def dispose(self) -> None:
-        if self._sqlite is not None:
-            self._sqlite.close()
-            self._sqlite = None
+        with self._lock:
+            if self._sqlite is not None:
+                self._sqlite.close()
+                self._sqlite = None
         if self._engine is not None:
             self._engine.dispose()
 

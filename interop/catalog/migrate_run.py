@@ -45,9 +45,9 @@ def load_done(
     (of the files ``shas`` only, when given: a distributed worker asks per batch)."""
     done: dict[str, dict[str, tuple[str, str] | None]] = {}
     targets = list(targets)
-    driver = catalog.sqlite() if shas is None else None
-    if driver is not None:
-        return _done_of(driver.execute(_DONE.format(", ".join("?" * len(targets))), targets), done)
+    if shas is None and catalog.sqlite() is not None:
+        with catalog.transaction() as driver:
+            return _done_of(driver.execute(_DONE.format(", ".join("?" * len(targets))), targets), done)
     from sqlalchemy import select
 
     from .tables import MIGRATIONS, SOURCE_FILES

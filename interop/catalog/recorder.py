@@ -805,7 +805,8 @@ def _in_transaction(catalog: Catalog, work: Callable[[Any], None], driver: sqlit
     for attempt in range(_RETRIES):
         try:
             if driver is not None:
-                _driver_transaction(driver, work)
+                with catalog.transaction() as conn:
+                    work(conn)
             else:
                 with catalog.engine.begin() as conn:
                     work(conn)
@@ -814,17 +815,6 @@ def _in_transaction(catalog: Catalog, work: Callable[[Any], None], driver: sqlit
             if attempt == _RETRIES - 1:
                 raise CatalogError(f"cannot write to the catalog: {_first_line(exc)}") from None
             time.sleep(0.05 * (attempt + 1))
-
-
-def _driver_transaction(driver: sqlite3.Connection, work: Callable[[sqlite3.Connection], None]) -> None:
-    """``engine.begin()`` on the driver connection: the same driver calls (its implicit BEGIN, then
-    commit, or rollback on any error)."""
-    try:
-        work(driver)
-        driver.commit()
-    except BaseException:
-        driver.rollback()
-        raise
 
 
 def record_outcome(catalog: Catalog, outcome: FileOutcome) -> None:

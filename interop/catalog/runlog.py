@@ -58,11 +58,10 @@ def start_run(
         "origin": origin,
         "status": "running",
     }
-    driver = catalog.sqlite()
-    if driver is not None:
+    if catalog.sqlite() is not None:
         # the values as SQLAlchemy binds them on SQLite (a timestamp as text, a boolean as 0 / 1)
         values = {**row, "created_at": sqlite_stamp(row["created_at"]), "pretty": int(pretty)}
-        with driver:  # commits (or rolls back), as ``engine.begin()``
+        with catalog.transaction() as driver:
             driver.execute(
                 f"INSERT INTO runs ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})", [*values.values()]
             )
@@ -80,10 +79,9 @@ def finish_run(catalog: Catalog, run_id: str, summary: dict[str, Any] | None, er
         "summary": _json_text(summary) if summary is not None else None,
         "error": storable(error),
     }
-    driver = catalog.sqlite()
-    if driver is not None:
+    if catalog.sqlite() is not None:
         values["finished_at"] = sqlite_stamp(values["finished_at"])
-        with driver:
+        with catalog.transaction() as driver:
             driver.execute(
                 f"UPDATE runs SET {', '.join(f'{k} = ?' for k in values)} WHERE runs.id = ?", [*values.values(), run_id]
             )

@@ -226,3 +226,32 @@ def test_a_run_on_a_sqlite_file_never_imports_sqlalchemy(tmp_path: Path) -> None
         )
         assert json.loads(result.stderr.strip().splitlines()[-1]) == [], result.stderr
     assert "4 imported" in result.stdout or "4 unchanged" in result.stdout
+
+
+def test_a_transaction_on_the_driver_connection_is_its_threads_alone(tmp_path: Path) -> None:
+    """The web server records a job's run (request thread) while another job's batch is being written
+    (writer thread), on one catalog: the run record must neither commit nor see the half-written batch."""
+    import threading
+
+    from interop.catalog.runlog import start_run
+
+    catalog = open_catalog(_urls(tmp_path)[0])
+    entered, recorded = threading.Event(), threading.Event()
+
+    def record_a_run() -> None:
+        entered.wait()
+        start_run(catalog, "r" * 32, origin="web", files=[], targets=("ccv3",), out_dir=tmp_path)
+        recorded.set()
+
+    thread = threading.Thread(target=record_a_run)
+    thread.start()
+    with pytest.raises(RuntimeError), catalog.transaction() as conn:
+        conn.execute("INSERT INTO assets (sha256, size) VALUES ('a', 1)")
+        entered.set()
+        assert not recorded.wait(0.5)  # waits for this transaction to end
+        raise RuntimeError("the batch fails: rolled back")
+    thread.join()
+    with catalog.transaction() as conn:
+        assert conn.execute("SELECT count(*) FROM assets").fetchone() == (0,)
+        assert conn.execute("SELECT id, status FROM runs").fetchall() == [("r" * 32, "running")]
+    catalog.dispose()
