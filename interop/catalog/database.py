@@ -384,8 +384,11 @@ def open_catalog(url: str | None = None, *, create: bool = True, data_dir: Path 
     """
     url = normalize_url(url or default_url())
     database = sqlite_file(url)
-    if database is not None and _open_sqlite_file(database, create):
-        return Catalog(url, None, data_dir or default_data_dir(url))
+    conn = _open_sqlite_file(database, create) if database is not None else None
+    if conn is not None:
+        catalog = Catalog(url, None, data_dir or default_data_dir(url))
+        catalog._sqlite = conn  # the connection that checked it: its schema is read already
+        return catalog
     engine = make_engine(url)
     rev, has_tables = schema_state(engine)
     if rev is None and has_tables and create and engine.dialect.name == "postgresql":
@@ -412,29 +415,35 @@ def open_catalog(url: str | None = None, *, create: bool = True, data_dir: Path 
     return Catalog(url, engine, data_dir or default_data_dir(url))
 
 
-def _open_sqlite_file(database: str, create: bool) -> bool:
-    """``open_catalog``'s usual outcome on a SQLite file, through the driver alone: True when the
-    catalog is at head, or was empty and is now made from ``head_schema``. False (nothing changed)
+def _open_sqlite_file(database: str, create: bool) -> sqlite3.Connection | None:
+    """``open_catalog``'s usual outcome on a SQLite file, through the driver alone: its connection when
+    the catalog is at head, or was empty and is now made from ``head_schema``. None (nothing changed)
     for everything else, which the general path then handles (and words) as before."""
     try:
         conn = connect_sqlite(database)
     except (sqlite3.Error, OSError):
-        return False
+        return None
     try:
-        tables = [
-            name
-            for (name,) in conn.execute(
-                "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite~_%' ESCAPE '~'"
-            )
-        ]
-        if "alembic_version" in tables:
-            rev = _one_revision([v for (v,) in conn.execute("SELECT version_num FROM alembic_version")])
-            return rev == head_revision()
-        return not tables and create and _create_in(conn)
+        if _usable(conn, create):
+            return conn
     except (sqlite3.Error, CatalogError):
-        return False
-    finally:
-        conn.close()
+        pass
+    conn.close()
+    return None
+
+
+def _usable(conn: sqlite3.Connection, create: bool) -> bool:
+    """The catalog on ``conn`` is at head, or was empty and is now made from ``head_schema``."""
+    tables = [
+        name
+        for (name,) in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite~_%' ESCAPE '~'"
+        )
+    ]
+    if "alembic_version" in tables:
+        rev = _one_revision([v for (v,) in conn.execute("SELECT version_num FROM alembic_version")])
+        return rev == head_revision()
+    return not tables and create and _create_in(conn)
 
 
 # A new SQLite catalog is made from ``head_schema`` (the schema the migrations build, read off a
