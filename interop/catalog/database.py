@@ -15,21 +15,22 @@ import json
 import os
 import re
 import sqlite3
-from dataclasses import dataclass
+import threading
+from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
-from sqlalchemy import __version__ as sqlalchemy_version
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError
 
 from ..errors import CatalogError
 
 if TYPE_CHECKING:
     from alembic.config import Config
+    from sqlalchemy import Connection, Engine
     from sqlalchemy.orm import Session
+
+# SQLAlchemy is imported by the functions that use it: importing it was ~645 M instructions of the
+# 1,760 M an ``interop migrate`` over one file cost (issue 19), and a run on a plain SQLite file
+# catalog (``sqlite_file``) needs none of it: ``Catalog.sqlite`` is the driver's own connection.
 
 # Alembic is imported only to migrate, or when the scripts are not the plain chain that
 # ``head_revision`` reads itself: importing it (and running its scripts) was a tenth of the CPU
@@ -136,7 +137,13 @@ def _stored_revision(conn: Connection, tables: list[str]) -> str | None:
     """``current_revision`` read with one query (``tables``: the database's table names)."""
     if "alembic_version" not in tables:
         return None
+    from sqlalchemy import text
+
     rows = conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
+    return _one_revision(rows)
+
+
+def _one_revision(rows: list[str]) -> str | None:
     if len(rows) > 1:
         raise CatalogError(f"the catalog records several schema revisions ({', '.join(sorted(rows))})")
     return rows[0] if rows else None
@@ -159,6 +166,10 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
 
 
 def make_engine(url: str) -> Engine:
+    from sqlalchemy import create_engine, event
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
     url = normalize_url(url)
     try:
         parsed = make_url(url)
@@ -185,6 +196,8 @@ def _safe(url: Any) -> str:
 
 def upgrade_schema(engine: Engine, revision: str = "head") -> tuple[str | None, str]:
     """Run the migrations up to ``revision``; returns (revision before, revision after)."""
+    from sqlalchemy.exc import DBAPIError
+
     try:
         return _upgrade(engine, revision)
     except DBAPIError as exc:
@@ -198,6 +211,8 @@ def upgrade_schema(engine: Engine, revision: str = "head") -> tuple[str | None, 
 
 
 def _upgrade(engine: Engine, revision: str) -> tuple[str | None, str]:
+    from sqlalchemy import text
+
     from alembic import command as alembic_command
 
     config = alembic_config()
@@ -213,6 +228,9 @@ def _upgrade(engine: Engine, revision: str) -> tuple[str | None, str]:
 
 def schema_state(engine: Engine) -> tuple[str | None, bool]:
     """(current revision, whether the database holds any table at all)."""
+    from sqlalchemy import inspect
+    from sqlalchemy.exc import DBAPIError
+
     try:
         with engine.connect() as conn:
             tables = inspect(conn).get_table_names()
@@ -225,6 +243,9 @@ def schema_state(engine: Engine) -> tuple[str | None, bool]:
 
 def _state_after_upgrades(engine: Engine) -> tuple[str | None, bool]:
     """``schema_state`` once no other process holds the PostgreSQL upgrade lock."""
+    from sqlalchemy import text
+    from sqlalchemy.exc import DBAPIError
+
     try:
         with engine.begin() as conn:
             conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_UPGRADE_LOCK})
@@ -243,25 +264,99 @@ def default_data_dir(url: str) -> Path:
     env = os.environ.get(ENV_DATA_DIR)
     if env:
         return Path(env)
-    parsed = make_url(normalize_url(url))
-    if parsed.get_backend_name() == "sqlite" and parsed.database and parsed.database != ":memory:":
-        db = Path(parsed.database)
+    url = normalize_url(url)
+    database = sqlite_file(url)
+    if database is None:
+        from sqlalchemy.engine import make_url
+
+        parsed = make_url(url)
+        if parsed.get_backend_name() == "sqlite" and parsed.database and parsed.database != ":memory:":
+            database = parsed.database
+    if database is not None:
+        db = Path(database)
         return db.with_name(db.name + ".data")
     from platformdirs import user_data_dir  # only for the default location
 
     return Path(user_data_dir("interop")) / "data"
 
 
-@dataclass
-class Catalog:
-    """An open catalog at the current schema revision."""
+_SQLITE_FILE = re.compile(r"sqlite:///([^?%]+)")
 
-    url: str
-    engine: Engine
-    data_dir: Path
+
+def sqlite_file(url: str) -> str | None:
+    """The database file of a plain SQLite file URL (``sqlite:///PATH``: no driver named, no query,
+    nothing percent-encoded), as SQLAlchemy reads it; None for any other URL (``:memory:`` too)."""
+    match = _SQLITE_FILE.fullmatch(url)
+    if match is None or match.group(1) == ":memory:":
+        return None
+    return match.group(1)
+
+
+def connect_sqlite(database: str) -> sqlite3.Connection:
+    """A driver connection to the SQLite file ``database`` as the engine of ``make_engine`` makes
+    them (the same file, timeout and pragmas; usable from the writer thread, as its pool's are)."""
+    Path(database).parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(os.path.abspath(database), timeout=60, check_same_thread=False)
+    _sqlite_pragmas(conn, None)
+    return conn
+
+
+class Catalog:
+    """An open catalog at the current schema revision.
+
+    ``engine`` is made on first use when the catalog was opened without one: a run on a SQLite
+    file writes through ``sqlite()``, the driver's own connection, and never imports SQLAlchemy."""
+
+    def __init__(self, url: str, engine: Engine | None, data_dir: Path) -> None:
+        self.url = url
+        self._engine = engine
+        self.data_dir = data_dir
+        self._sqlite: sqlite3.Connection | None = None
+        # one transaction at a time on the driver connection: a run's writer thread and the web
+        # server's request threads (a job's run record) share it; also guards making it and the engine
+        self._lock = threading.RLock()
+
+    def __repr__(self) -> str:
+        return f"Catalog(url={self.url!r}, data_dir={self.data_dir!r})"
+
+    @property
+    def engine(self) -> Engine:
+        if self._engine is None:
+            with self._lock:
+                if self._engine is None:
+                    self._engine = make_engine(self.url)
+        return self._engine
+
+    def sqlite(self) -> sqlite3.Connection | None:
+        """The driver connection of a SQLite file catalog (one, kept open until ``dispose``; used
+        through ``transaction``), or None: then go through ``engine``."""
+        if self._sqlite is None:
+            database = sqlite_file(self.url)
+            if database is None:
+                return None
+            with self._lock:
+                if self._sqlite is None:
+                    self._sqlite = connect_sqlite(database)
+        return self._sqlite
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """``engine.begin()`` on the driver connection (only when ``sqlite()`` gives one), this thread's
+        alone until it ends: committed, or rolled back on any error (the same driver calls as the engine's)."""
+        conn = self.sqlite()
+        assert conn is not None, "not a SQLite file catalog: use the engine"
+        with self._lock:
+            try:
+                yield conn
+                conn.commit()
+            except BaseException:
+                conn.rollback()
+                raise
 
     @property
     def dialect(self) -> str:
+        if self._engine is None and sqlite_file(self.url) is not None:
+            return "sqlite"
         return self.engine.dialect.name
 
     def session(self) -> Session:
@@ -273,7 +368,12 @@ class Catalog:
         return self.data_dir / "assets" / sha256[:2] / sha256
 
     def dispose(self) -> None:
-        self.engine.dispose()
+        with self._lock:
+            if self._sqlite is not None:
+                self._sqlite.close()
+                self._sqlite = None
+        if self._engine is not None:
+            self._engine.dispose()
 
 
 def open_catalog(url: str | None = None, *, create: bool = True, data_dir: Path | None = None) -> Catalog:
@@ -283,6 +383,12 @@ def open_catalog(url: str | None = None, *, create: bool = True, data_dir: Path 
     CatalogError telling the user to run ``interop catalog upgrade``.
     """
     url = normalize_url(url or default_url())
+    database = sqlite_file(url)
+    conn = _open_sqlite_file(database, create) if database is not None else None
+    if conn is not None:
+        catalog = Catalog(url, None, data_dir or default_data_dir(url))
+        catalog._sqlite = conn  # the connection that checked it: its schema is read already
+        return catalog
     engine = make_engine(url)
     rev, has_tables = schema_state(engine)
     if rev is None and has_tables and create and engine.dialect.name == "postgresql":
@@ -306,7 +412,38 @@ def open_catalog(url: str | None = None, *, create: bool = True, data_dir: Path 
         raise CatalogError(
             f"catalog schema is at revision {rev}, this interop needs {head}: {UPGRADE_HINT}", file=where
         )
-    return Catalog(url=url, engine=engine, data_dir=data_dir or default_data_dir(url))
+    return Catalog(url, engine, data_dir or default_data_dir(url))
+
+
+def _open_sqlite_file(database: str, create: bool) -> sqlite3.Connection | None:
+    """``open_catalog``'s usual outcome on a SQLite file, through the driver alone: its connection when
+    the catalog is at head, or was empty and is now made from ``head_schema``. None (nothing changed)
+    for everything else, which the general path then handles (and words) as before."""
+    try:
+        conn = connect_sqlite(database)
+    except (sqlite3.Error, OSError):
+        return None
+    try:
+        if _usable(conn, create):
+            return conn
+    except (sqlite3.Error, CatalogError):
+        pass
+    conn.close()
+    return None
+
+
+def _usable(conn: sqlite3.Connection, create: bool) -> bool:
+    """The catalog on ``conn`` is at head, or was empty and is now made from ``head_schema``."""
+    tables = [
+        name
+        for (name,) in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite~_%' ESCAPE '~'"
+        )
+    ]
+    if "alembic_version" in tables:
+        rev = _one_revision([v for (v,) in conn.execute("SELECT version_num FROM alembic_version")])
+        return rev == head_revision()
+    return not tables and create and _create_in(conn)
 
 
 # A new SQLite catalog is made from ``head_schema`` (the schema the migrations build, read off a
@@ -332,12 +469,7 @@ def scripts_digest() -> str:
 
 
 def _alembic_version() -> str | None:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("alembic")
-    except PackageNotFoundError:
-        return None
+    return _installed_version("alembic")
 
 
 def _has_fts5(cursor: sqlite3.Cursor) -> bool:
@@ -349,19 +481,37 @@ def _create_from_head_schema(engine: Engine) -> bool:
     False (nothing done) when the snapshot does not apply or the database is no longer empty."""
     if engine.dialect.name != "sqlite":
         return False
+    raw = engine.raw_connection()
+    try:
+        return _create_in(raw)  # type: ignore[arg-type]  # the pool's proxy of a driver connection
+    finally:
+        raw.close()
+
+
+def _installed_version(package: str) -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return None
+
+
+def _create_in(raw: sqlite3.Connection) -> bool:
+    """``_create_from_head_schema`` on a driver connection (left open)."""
     from . import head_schema
 
     try:
         current = scripts_digest()
     except (OSError, CatalogError):
         return False
-    if (current, sqlalchemy_version, _alembic_version()) != (
+    # the installed distribution's version, as SQLAlchemy's ``__version__`` says (without importing it)
+    if (current, _installed_version("sqlalchemy"), _alembic_version()) != (
         head_schema.SCRIPTS_DIGEST,
         head_schema.SQLALCHEMY,
         head_schema.ALEMBIC,
     ):
         return False
-    raw = engine.raw_connection()
     try:
         cursor = raw.cursor()
         if _has_fts5(cursor) != head_schema.FTS5:
@@ -379,8 +529,6 @@ def _create_from_head_schema(engine: Engine) -> bool:
             return False  # nothing was made: the migrations run and report as before
     except sqlite3.Error:
         return False
-    finally:
-        raw.close()
     return True
 
 
@@ -464,6 +612,12 @@ def head_schema_statements(path: Path) -> list[str]:
         target.close()
 
 
+def _sqlalchemy_version() -> str:
+    from sqlalchemy import __version__
+
+    return __version__
+
+
 def render_head_schema(workdir: Path) -> str:
     """The text of ``head_schema.py`` for this installation (the migrations run in ``workdir``)."""
     db = workdir / "head.sqlite"
@@ -485,7 +639,7 @@ def render_head_schema(workdir: Path) -> str:
         "",
         f"REVISION = {json.dumps(head_revision())}",
         f"SCRIPTS_DIGEST = {json.dumps(scripts_digest())}",
-        f"SQLALCHEMY = {json.dumps(sqlalchemy_version)}",
+        f"SQLALCHEMY = {json.dumps(_sqlalchemy_version())}",
         f"ALEMBIC = {json.dumps(_alembic_version())}",
         f"FTS5 = {fts5!r}",
         "STATEMENTS = (",

@@ -23,15 +23,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
-
 from ..io import remove_stale_temp_files
 from ..limits import DEFAULT_LIMITS, Limits
 from ..mappings import FATES
 from .database import Catalog
 from .pipeline import FileOutcome, RunConfig, init_worker, process_file, process_in_worker
 from .recorder import BatchRecorder
-from .tables import MIGRATIONS, SOURCE_FILES
+
+_DONE = (
+    "SELECT source_files.sha256, migrations.target, migrations.status, migrations.output_path, "
+    "migrations.output_sha256 FROM source_files JOIN migrations ON migrations.source_file_id = source_files.id "
+    "WHERE source_files.status = 'imported' AND migrations.target IN ({}) AND migrations.status IN ('done', 'skipped')"
+)
+"""``load_done``'s statement on a SQLite file catalog's driver connection (no SQLAlchemy to import)."""
 
 
 def load_done(
@@ -40,6 +44,14 @@ def load_done(
     """sha256 -> {target: (output path, sha256)} for every finished (done or skipped) migration of the targets
     (of the files ``shas`` only, when given: a distributed worker asks per batch)."""
     done: dict[str, dict[str, tuple[str, str] | None]] = {}
+    targets = list(targets)
+    if shas is None and catalog.sqlite() is not None:
+        with catalog.transaction() as driver:
+            return _done_of(driver.execute(_DONE.format(", ".join("?" * len(targets))), targets), done)
+    from sqlalchemy import select
+
+    from .tables import MIGRATIONS, SOURCE_FILES
+
     stmt = (
         select(
             SOURCE_FILES.c.sha256,
@@ -49,7 +61,7 @@ def load_done(
             MIGRATIONS.c.output_sha256,
         )
         .join(MIGRATIONS, MIGRATIONS.c.source_file_id == SOURCE_FILES.c.id)
-        .where(SOURCE_FILES.c.status == "imported", MIGRATIONS.c.target.in_(list(targets)))
+        .where(SOURCE_FILES.c.status == "imported", MIGRATIONS.c.target.in_(targets))
         .where(MIGRATIONS.c.status.in_(("done", "skipped")))
     )
     if shas is not None:
@@ -57,8 +69,14 @@ def load_done(
             return done
         stmt = stmt.where(SOURCE_FILES.c.sha256.in_(shas))
     with catalog.engine.connect() as conn:
-        for sha, target, status, path, out_sha in conn.execute(stmt):
-            done.setdefault(sha, {})[target] = (path, out_sha) if status == "done" else None
+        return _done_of(conn.execute(stmt), done)
+
+
+def _done_of(
+    rows: Iterable[Any], done: dict[str, dict[str, tuple[str, str] | None]]
+) -> dict[str, dict[str, tuple[str, str] | None]]:
+    for sha, target, status, path, out_sha in rows:
+        done.setdefault(sha, {})[target] = (path, out_sha) if status == "done" else None
     return done
 
 

@@ -30,11 +30,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from itertools import chain, repeat
-from typing import Any, NamedTuple
-
-from sqlalchemy import Connection, String
-from sqlalchemy.dialects import sqlite
-from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import CatalogError
 from ..jsonio import escape_lone_surrogates
@@ -45,8 +41,15 @@ from .records import AssetRecord, BookRecord, CardRecord, ChatRecord
 from .report_parts import split_report
 from .tables import COLUMNS
 
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
+
+# SQLAlchemy is imported where a catalog goes through its engine (PostgreSQL, a SQLite URL other than
+# a plain file): a run on a SQLite file writes through ``Catalog.sqlite``, the driver connection, and
+# importing SQLAlchemy cost more than a third of a one-file ``interop migrate`` (issue 19).
+
 _RETRIES = 5
-BatchHook = Callable[[Connection], None]
+BatchHook = Callable[["Connection"], None]
 """Extra work done in a batch's transaction (the distributed runs record their progress there)."""
 
 
@@ -185,8 +188,13 @@ def _getter(cols: tuple[str, ...]) -> Callable[[dict[str, Any]], tuple[Any, ...]
     return get if len(cols) > 1 else lambda row: (get(row),)
 
 
-_SQLITE_STAMP = sqlite.DATETIME().bind_processor(sqlite.dialect())
-"""How SQLAlchemy stores a DateTime in SQLite (text): the raw statements bind the same."""
+def sqlite_stamp(moment: datetime) -> str:
+    """How SQLAlchemy stores a DateTime in SQLite (text, the zone dropped): the raw statements bind
+    the same (tests/catalog/test_recorder_fast.py compares it with SQLAlchemy's own)."""
+    return (
+        f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d} "
+        f"{moment.hour:02d}:{moment.minute:02d}:{moment.second:02d}.{moment.microsecond:06d}"
+    )
 
 
 _ADAPTERS = functools.cache(_register_adapters)
@@ -202,17 +210,24 @@ def _entry_getter() -> Callable[[dict[str, Any]], tuple[Any, ...]]:
 
 
 class _SqliteOps:
-    def __init__(self, conn: Connection) -> None:
+    def __init__(self, conn: Connection | sqlite3.Connection) -> None:
         _ADAPTERS()
-        self.dbapi = conn.connection.driver_connection
+        # a SQLAlchemy connection: its driver connection, errors raised as SQLAlchemy's; a driver
+        # connection (``Catalog.sqlite``): the driver's own errors (``_in_transaction`` expects those)
+        self.wrap = not isinstance(conn, sqlite3.Connection)
+        self.dbapi = conn.connection.driver_connection if self.wrap else conn  # type: ignore[union-attr]
         self.sql = _sqlite_sql()
         # rows per multi-row statement: as many as the build's bound-parameter limit allows
         self.max_vars = self.dbapi.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
 
-    def stamp(self, now: Any) -> Any:
-        return _SQLITE_STAMP(now)
+    def stamp(self, now: datetime) -> Any:
+        return sqlite_stamp(now)
 
-    def _fail(self, sql: str, exc: sqlite3.Error) -> DBAPIError:
+    def _fail(self, sql: str, exc: sqlite3.Error) -> Exception:
+        if not self.wrap:
+            return exc
+        from sqlalchemy.exc import DBAPIError
+
         # Seen by the callers as SQLAlchemy's own errors (conflicts retried, refused values isolated).
         return DBAPIError.instance(sql, None, exc, sqlite3.Error)
 
@@ -327,6 +342,7 @@ class _PgStatements:
     """
 
     def __init__(self) -> None:
+        from sqlalchemy import String
         from sqlalchemy.dialects import postgresql  # SQLite catalogs never pay for importing the dialect
 
         from .models import Base  # nor for the ORM (``tables.COLUMNS`` is all the SQLite path needs)
@@ -397,6 +413,8 @@ class _PgOps:
             return self.cursor.fetchall() if self.cursor.description is not None else []
         except self.error as exc:
             # Seen by the callers as SQLAlchemy's own errors (deadlocks retried, refused values isolated).
+            from sqlalchemy.exc import DBAPIError
+
             raise DBAPIError.instance(sql, None, exc, self.error) from exc
 
     def _run(self, name: str, rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
@@ -442,7 +460,9 @@ class _PgOps:
 _Ops = _SqliteOps | _PgOps
 
 
-def _ops(conn: Connection) -> _Ops:
+def _ops(conn: Connection | sqlite3.Connection) -> _Ops:
+    if isinstance(conn, sqlite3.Connection):
+        return _SqliteOps(conn)
     return _PgOps(conn) if conn.dialect.name == "postgresql" else _SqliteOps(conn)
 
 
@@ -531,7 +551,7 @@ def _unique_by_sha(outcomes: Iterable[FileOutcome]) -> list[FileOutcome]:
     return list(chosen.values())
 
 
-def write_batch(conn: Connection, outcomes: Iterable[FileOutcome]) -> None:
+def write_batch(conn: Connection | sqlite3.Connection, outcomes: Iterable[FileOutcome]) -> None:
     """Record every file of ``outcomes`` inside the caller's transaction, a fixed number of statements in all."""
     files = _unique_by_sha(outcomes)
     if not files:
@@ -757,24 +777,41 @@ def _migrations(ops: _Ops, migrations: list[tuple[dict[str, Any], TargetOutcome]
         ops.drop_reports(without)
 
 
-def _first_line(exc: DBAPIError) -> str:
-    text = str(exc.orig).strip()
-    return text.splitlines()[0] if text else type(exc.orig).__name__
+def _first_line(exc: Exception) -> str:
+    orig = getattr(exc, "orig", exc)  # SQLAlchemy's error wraps the driver's
+    text = str(orig).strip()
+    return text.splitlines()[0] if text else type(orig).__name__
 
 
-def _in_transaction(catalog: Catalog, work: Callable[[Connection], None]) -> None:
-    """Run ``work`` in one transaction; conflicts with a concurrent writer are retried.
+def _errors(driver: sqlite3.Connection | None) -> tuple[type[Exception], tuple[type[Exception], ...]]:
+    """(what the database raises, the conflicts among those worth a retry) on ``driver`` (a
+    ``Catalog.sqlite`` connection), else through the engine."""
+    if driver is not None:
+        return sqlite3.Error, (sqlite3.IntegrityError, sqlite3.OperationalError)
+    from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+
+    return DBAPIError, (IntegrityError, OperationalError)
+
+
+def _in_transaction(catalog: Catalog, work: Callable[[Any], None], driver: sqlite3.Connection | None = None) -> None:
+    """Run ``work`` in one transaction (on ``driver`` if given, else on an engine connection);
+    conflicts with a concurrent writer are retried.
 
     IntegrityError: a concurrent transaction won a race ON CONFLICT could not
     absorb; OperationalError: a deadlock or a lock timeout. Both leave nothing
     behind (rolled back), so retrying is safe. Other database errors propagate.
     """
+    _, conflicts = _errors(driver)
     for attempt in range(_RETRIES):
         try:
-            with catalog.engine.begin() as conn:
-                work(conn)
+            if driver is not None:
+                with catalog.transaction() as conn:
+                    work(conn)
+            else:
+                with catalog.engine.begin() as conn:
+                    work(conn)
             return
-        except (IntegrityError, OperationalError) as exc:
+        except conflicts as exc:
             if attempt == _RETRIES - 1:
                 raise CatalogError(f"cannot write to the catalog: {_first_line(exc)}") from None
             time.sleep(0.05 * (attempt + 1))
@@ -788,12 +825,14 @@ def record_outcome(catalog: Catalog, outcome: FileOutcome) -> None:
     """
     if outcome.sha256 is None or outcome.status not in ("imported", "failed"):
         return
+    driver = catalog.sqlite()
+    refused, _ = _errors(driver)
     try:
-        _in_transaction(catalog, lambda conn: write_batch(conn, [outcome]))
+        _in_transaction(catalog, lambda conn: write_batch(conn, [outcome]), driver)
         return
     except CatalogError as exc:
         raise CatalogError(f"cannot record {outcome.path}: {exc.reason}") from None
-    except DBAPIError as exc:
+    except refused as exc:
         if outcome.status == "failed":
             raise CatalogError(f"cannot record {outcome.path}: {_first_line(exc)}") from None
         # Keep only what identifies the file; whatever the database refused goes.
@@ -812,14 +851,16 @@ def record_batch(catalog: Catalog, outcomes: list[FileOutcome], hook: BatchHook 
     ``hook`` then runs in one last transaction of its own.
     """
 
-    def work(conn: Connection) -> None:
+    def work(conn: Connection | sqlite3.Connection) -> None:
         write_batch(conn, outcomes)
         if hook is not None:
-            hook(conn)
+            hook(conn)  # type: ignore[arg-type]  # a hook's batch goes through the engine
 
+    driver = catalog.sqlite() if hook is None else None  # a hook is handed a SQLAlchemy connection
+    refused, _ = _errors(driver)
     try:
-        _in_transaction(catalog, work)
-    except DBAPIError:
+        _in_transaction(catalog, work, driver)
+    except refused:
         for outcome in outcomes:
             record_outcome(catalog, outcome)
         if hook is not None:
@@ -950,6 +991,9 @@ class StreamedBatch:
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="catalog-writer")
         self._conn: Connection | None = None
         self._failed = False
+        from sqlalchemy.exc import DBAPIError  # a distributed worker's batch goes through the engine
+
+        self._errors = DBAPIError
 
     def add(self, outcome: FileOutcome) -> None:
         self.outcomes.append(outcome)
@@ -983,7 +1027,7 @@ class StreamedBatch:
                 self._conn = self.catalog.engine.connect()
                 self._conn.begin()
             write_batch(self._conn, part)
-        except DBAPIError:
+        except self._errors:
             self._failed = True
             self._close()
 
@@ -997,7 +1041,7 @@ class StreamedBatch:
             if hook is not None:
                 hook(self._conn)
             self._conn.commit()
-        except DBAPIError:
+        except self._errors:
             self._close()
             return False
         self._close()
@@ -1005,7 +1049,7 @@ class StreamedBatch:
 
     def _close(self) -> None:
         if self._conn is not None:
-            with contextlib.suppress(DBAPIError):
+            with contextlib.suppress(self._errors):
                 self._conn.rollback()
             self._conn.close()
         self._conn = None

@@ -13,15 +13,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, select
-
 from ..jsonio import escape_lone_surrogates
 from ..limits import DEFAULT_LIMITS, Limits
 from .database import Catalog
 from .migrate_run import RunSummary, migrate
 from .pipeline import FileOutcome
-from .recorder import storable
-from .tables import RUNS
+from .recorder import sqlite_stamp, storable
 
 if TYPE_CHECKING:
     from .models import Run
@@ -45,40 +42,54 @@ def start_run(
 ) -> None:
     """Record a run as running before its first file is read (its id is the caller's)."""
     assert origin in ORIGINS, origin
+    row = {
+        "id": run_id,
+        "created_at": datetime.now(UTC),
+        "sources": _json_text(sources if sources is not None else [str(p) for p in files]),
+        "targets": ",".join(targets),
+        "out_dir": str(out_dir),
+        "data_dir": str(catalog.data_dir.resolve()),
+        "pretty": pretty,
+        "total_files": len(files),
+        "batch_count": 0,
+        "batch_size": 0,
+        "files": _json_text([str(p) for p in files]),
+        "ignored": 0,
+        "origin": origin,
+        "status": "running",
+    }
+    if catalog.sqlite() is not None:
+        # the values as SQLAlchemy binds them on SQLite (a timestamp as text, a boolean as 0 / 1)
+        values = {**row, "created_at": sqlite_stamp(row["created_at"]), "pretty": int(pretty)}
+        with catalog.transaction() as driver:
+            driver.execute(
+                f"INSERT INTO runs ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})", [*values.values()]
+            )
+        return
+    from .tables import RUNS
+
     with catalog.engine.begin() as conn:
-        conn.execute(
-            RUNS.insert(),
-            {
-                "id": run_id,
-                "created_at": datetime.now(UTC),
-                "sources": _json_text(sources if sources is not None else [str(p) for p in files]),
-                "targets": ",".join(targets),
-                "out_dir": str(out_dir),
-                "data_dir": str(catalog.data_dir.resolve()),
-                "pretty": pretty,
-                "total_files": len(files),
-                "batch_count": 0,
-                "batch_size": 0,
-                "files": _json_text([str(p) for p in files]),
-                "ignored": 0,
-                "origin": origin,
-                "status": "running",
-            },
-        )
+        conn.execute(RUNS.insert(), row)
 
 
 def finish_run(catalog: Catalog, run_id: str, summary: dict[str, Any] | None, error: str | None = None) -> None:
-    with catalog.engine.begin() as conn:
-        conn.execute(
-            RUNS.update()
-            .where(RUNS.c.id == run_id)
-            .values(
-                status="failed" if error else "done",
-                finished_at=datetime.now(UTC),
-                summary=_json_text(summary) if summary is not None else None,
-                error=storable(error),
+    values = {
+        "status": "failed" if error else "done",
+        "finished_at": datetime.now(UTC),
+        "summary": _json_text(summary) if summary is not None else None,
+        "error": storable(error),
+    }
+    if catalog.sqlite() is not None:
+        values["finished_at"] = sqlite_stamp(values["finished_at"])
+        with catalog.transaction() as driver:
+            driver.execute(
+                f"UPDATE runs SET {', '.join(f'{k} = ?' for k in values)} WHERE runs.id = ?", [*values.values(), run_id]
             )
-        )
+        return
+    from .tables import RUNS
+
+    with catalog.engine.begin() as conn:
+        conn.execute(RUNS.update().where(RUNS.c.id == run_id).values(values))
 
 
 def recorded_migrate(
@@ -130,6 +141,8 @@ def _epoch(moment: datetime | None) -> float | None:
 def recent_runs(catalog: Catalog, limit: int | None = 20, run_id: str | None = None) -> list[dict[str, Any]]:
     """Every kind of run, newest first (or the one asked for), as job records: id, origin, status, counts,
     targets, summary."""
+    from sqlalchemy import func, select
+
     from .models import Run, RunBatch
 
     done_files = select(RunBatch.run_id, func.sum(RunBatch.files).label("files")).group_by(RunBatch.run_id).subquery()

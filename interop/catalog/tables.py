@@ -9,7 +9,8 @@ tests/catalog/test_tables.py checks that everything here agrees with it.
 
 from __future__ import annotations
 
-from sqlalchemy import Boolean, DateTime, Integer, String, Text, column, table
+import functools
+from typing import Any
 
 COLUMNS: dict[str, tuple[str, ...]] = {
     "source_files": (
@@ -114,33 +115,51 @@ COLUMNS: dict[str, tuple[str, ...]] = {
 """Table -> its columns but ``id``, in the order of ``models`` (the recorder's statements and rows)."""
 
 # Lightweight Core tables (``sqlalchemy.table``): the same names and types as the models' columns,
-# so values are bound exactly as through them (timestamps, booleans on SQLite).
-SOURCE_FILES = table("source_files", column("id", Integer), column("sha256", String(64)), column("status", String(16)))
-MIGRATIONS = table(
-    "migrations",
-    column("source_file_id", Integer),
-    column("target", String(64)),
-    column("status", String(16)),
-    column("output_path", Text),
-    column("output_sha256", String(64)),
-)
-RUNS = table(
-    "runs",
-    column("id", String(32)),
-    column("created_at", DateTime(timezone=True)),
-    column("sources", Text),
-    column("targets", Text),
-    column("out_dir", Text),
-    column("data_dir", Text),
-    column("pretty", Boolean),
-    column("total_files", Integer),
-    column("batch_count", Integer),
-    column("batch_size", Integer),
-    column("files", Text),
-    column("ignored", Integer),
-    column("origin", String(16)),
-    column("status", String(16)),
-    column("finished_at", DateTime(timezone=True)),
-    column("summary", Text),
-    column("error", Text),
-)
+# so values are bound exactly as through them (timestamps, booleans on SQLite). Made on first use:
+# a run on a SQLite file catalog writes without SQLAlchemy (``COLUMNS`` alone), never importing it.
+
+
+@functools.cache
+def _core_tables() -> dict[str, Any]:
+    from sqlalchemy import Boolean, DateTime, Integer, String, Text, column, table
+
+    return {
+        "SOURCE_FILES": table(
+            "source_files", column("id", Integer), column("sha256", String(64)), column("status", String(16))
+        ),
+        "MIGRATIONS": table(
+            "migrations",
+            column("source_file_id", Integer),
+            column("target", String(64)),
+            column("status", String(16)),
+            column("output_path", Text),
+            column("output_sha256", String(64)),
+        ),
+        "RUNS": table(
+            "runs",
+            column("id", String(32)),
+            column("created_at", DateTime(timezone=True)),
+            column("sources", Text),
+            column("targets", Text),
+            column("out_dir", Text),
+            column("data_dir", Text),
+            column("pretty", Boolean),
+            column("total_files", Integer),
+            column("batch_count", Integer),
+            column("batch_size", Integer),
+            column("files", Text),
+            column("ignored", Integer),
+            column("origin", String(16)),
+            column("status", String(16)),
+            column("finished_at", DateTime(timezone=True)),
+            column("summary", Text),
+            column("error", Text),
+        ),
+    }
+
+
+def __getattr__(name: str) -> Any:
+    """``SOURCE_FILES``, ``MIGRATIONS``, ``RUNS``: the Core tables, made (with SQLAlchemy) on first use."""
+    if name in ("SOURCE_FILES", "MIGRATIONS", "RUNS"):  # not others: the import system asks for ``__path__``
+        return _core_tables()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,14 +8,18 @@ each command that opens a catalog prints one line on standard error naming it
 from __future__ import annotations
 
 import click
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
 
-from ..catalog.database import Catalog, default_url, normalize_url, open_catalog
+from ..catalog.database import Catalog, default_url, normalize_url, open_catalog, sqlite_file
 
 
 def display_url(url: str) -> str:
     """``url`` as shown to the user: normalised, the password masked."""
+    normal = normalize_url(url)
+    if sqlite_file(normal) is not None:
+        return normal  # no password to mask, nothing SQLAlchemy would write otherwise (and no import of it)
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
     try:
         return make_url(normalize_url(url)).render_as_string(hide_password=True)
     except ArgumentError:
