@@ -7,16 +7,23 @@ each command that opens a catalog prints one line on standard error naming it
 
 from __future__ import annotations
 
+import re
+
 import click
 
 from ..catalog.database import Catalog, default_url, normalize_url, open_catalog, sqlite_file
+
+_AS_RENDERED = re.compile(r"[A-Za-z0-9_.~/ +-]*")
+"""Characters SQLAlchemy's ``render_as_string`` writes as they are in a SQLite database path (it
+percent-escapes the others: ``#`` as ``%23``, ``é`` as ``%C3%A9``)."""
 
 
 def display_url(url: str) -> str:
     """``url`` as shown to the user: normalised, the password masked."""
     normal = normalize_url(url)
-    if sqlite_file(normal) is not None:
-        return normal  # no password to mask, nothing SQLAlchemy would write otherwise (and no import of it)
+    database = sqlite_file(normal)
+    if database is not None and _AS_RENDERED.fullmatch(database):
+        return normal  # no password to mask, no character SQLAlchemy would escape (and no import of it)
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError
 

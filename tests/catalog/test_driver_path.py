@@ -102,6 +102,10 @@ def test_the_two_urls_take_the_two_paths(tmp_path: Path) -> None:
         "sqlite:///c.db",
         "sqlite:////abs/c.db",
         "sqlite:///dir/sub/c.db",
+        "sqlite:///we ird#dir@x/c é.db",  # shown percent-escaped, as SQLAlchemy renders it
+        "sqlite:///a b+c~d_e.f-g/h.db",
+        "sqlite:///C:\\x\\y.db",
+        "sqlite:///a:b;c=d,e!f'g(h)*i$j&k",
         "sqlite:///:memory:",
         "sqlite://",
         "sqlite:///c.db?mode=ro&uri=true",
