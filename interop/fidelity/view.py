@@ -20,6 +20,7 @@ from ..cardkit.card_dates import restored_dates
 from ..cardkit.card_image import DATA_URL, data_url_bytes
 from ..document import Document
 from ..errors import CorruptInputError
+from ..jsonio import written_value
 from ..limits import DEFAULT_LIMITS, Limits
 from ..model import V2_SPEC, V3_SPEC, Asset, Card, CardData, Lorebook
 from ..model.base import CanonicalModel
@@ -220,16 +221,8 @@ def _as_dumped(value: Any, model: str, limits: Limits) -> bool:
     writes the fields read, in declaration order, then the extra keys as read)."""
     if type(value) is not dict:
         return False
-    fields, nested = _MODELS[model]
-    keys = tuple(value)
-    ordered = _ORDERED.get((model, keys))
-    if ordered is None:
-        ordered = _in_dump_order(keys, fields)
-        if sum(map(len, keys)) <= _ORDERED_KEY_CHARS:  # megabyte key names are checked, not kept alive
-            if len(_ORDERED) >= _ORDERED_KEPT:
-                _ORDERED.clear()
-            _ORDERED[(model, keys)] = ordered
-    if not ordered:
+    nested = _MODELS[model][1]
+    if not _ordered(model, tuple(value)):
         return False
     for name, inner in nested.items():
         if name not in value:
@@ -242,12 +235,36 @@ def _as_dumped(value: Any, model: str, limits: Limits) -> bool:
         if inner in _LISTS:
             if type(item) is not list or (inner == "entries" and len(item) > limits.max_entries):
                 return False  # the reader raises (Lorebook._bounded counts the entries first)
-            of = _LISTS[inner]
-            if not all(_as_dumped(element, of, limits) for element in item):
+            if not _all_as_dumped(item, _LISTS[inner], limits):
                 return False
         elif not _as_dumped(item, inner, limits):
             return False
     return True
+
+
+def _all_as_dumped(items: list[Any], model: str, limits: Limits) -> bool:
+    """``all(_as_dumped(item, model, limits) for item in items)``; for a model without nested ones (entries,
+    assets) at C speed but once per distinct key order (a book's entries share a few)."""
+    if _MODELS[model][1]:
+        return all(_as_dumped(item, model, limits) for item in items)
+    if not {*map(type, items)} <= _DICT:
+        return False
+    return all(_ordered(model, keys) for keys in dict.fromkeys(map(tuple, items)))
+
+
+_DICT = {dict}
+
+
+def _ordered(model: str, keys: tuple[str, ...]) -> bool:
+    """Whether ``dump()`` of ``model`` writes ``keys`` in this order (``_in_dump_order``, kept)."""
+    ordered = _ORDERED.get((model, keys))
+    if ordered is None:
+        ordered = _in_dump_order(keys, _MODELS[model][0])
+        if sum(map(len, keys)) <= _ORDERED_KEY_CHARS:  # megabyte key names are checked, not kept alive
+            if len(_ORDERED) >= _ORDERED_KEPT:
+                _ORDERED.clear()
+            _ORDERED[(model, keys)] = ordered
+    return ordered
 
 
 def _in_dump_order(keys: tuple[str, ...], fields: dict[str, int]) -> bool:
@@ -279,9 +296,17 @@ def _v3_dump(card: Card) -> tuple[dict[str, Any], set[str]]:
     if spec_of(card) == "v2":
         extensions = card.data.extensions
         if not (isinstance(extensions, dict) and STASH in extensions):
-            return card.dump(), set(card.filled)
+            return _dumped(card), set(card.filled)
     upgraded = to_v3(card)
-    return upgraded.dump(), set(upgraded.filled)
+    return _dumped(upgraded), set(upgraded.filled)
+
+
+def _dumped(model: CanonicalModel) -> dict[str, Any]:
+    """``model.dump()``, or the ``json_view`` a writer dumped it from in this scope (``jsonio.written_value``;
+    a ccv3 source written as ccv3): orjson took that, so it holds no model or dataclass that ``dump``
+    would convert, and the values are ``dump``'s (``json_view``'s contract; tests/fidelity/test_view_written.py)."""
+    written = written_value(model)
+    return written if written is not None else model.dump()
 
 
 def leaves(view: CanonicalView) -> dict[Path, Any]:
