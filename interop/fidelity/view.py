@@ -12,6 +12,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any
 
 from ..appmodel.paths import Path
@@ -138,7 +139,7 @@ def _view(
                 entries = [
                     {k: v for k, v in e.items() if f"entries.{i}.{k}" not in filled} for i, e in enumerate(entries)
                 ]
-            view.entries = [_without_card_line(e) for e in entries]
+            view.entries = _without_card_lines(entries)
     return view
 
 
@@ -272,6 +273,16 @@ def _in_dump_order(keys: tuple[str, ...], fields: dict[str, int]) -> bool:
     return declared == sorted(declared) and all(k in fields for k in keys[: len(declared)])
 
 
+def _without_card_lines(entries: list[Any]) -> list[Any]:
+    """``[_without_card_line(e) for e in entries]``: a copy of the list when no entry has a ``risuai``
+    extension (the usual book), told without a call per entry."""
+    if {*map(type, entries)} <= _DICT:
+        extensions = map(dict.get, entries, repeat("extensions"))
+        if not any(type(ext) is dict and "risuai" in ext for ext in extensions):
+            return list(entries)
+    return [_without_card_line(e) for e in entries]
+
+
 def _without_card_line(entry: Any) -> Any:
     """An entry as its source had it when a card writer prepended ``@@dont_activate`` for RisuAI
     (``transforms.risu_card_line.add_card_line``): the line and its record key are left out."""
@@ -325,8 +336,10 @@ def leaves(view: CanonicalView) -> dict[Path, Any]:
                         out[("card", "assets", i)] = asset
                 else:
                     _walk(value, ("card", key), out)
+        elif subtree:
+            _walk_items(subtree, prefix, out)
         else:
-            _walk_dict(subtree, prefix, out)
+            out[prefix] = subtree  # an empty book or entry is still one field
     if view.card is not None and view.has_book_key and view.book is None:
         out[("card", "character_book")] = None
     if view.book is not None and view.entries == []:
@@ -334,17 +347,17 @@ def leaves(view: CanonicalView) -> dict[Path, Any]:
     return out
 
 
-def _walk_dict(value: dict[str, Any], prefix: Path, out: dict[Path, Any]) -> None:
-    if not value:
-        out[prefix] = value  # an empty book or entry is still one field
-        return
-    for key, item in value.items():
-        _walk(item, (*prefix, key), out)
-
-
 def _walk(value: Any, prefix: Path, out: dict[Path, Any]) -> None:
     if isinstance(value, dict) and value:
-        for key, item in value.items():
-            _walk(item, (*prefix, key), out)
+        _walk_items(value, prefix, out)
     else:
         out[prefix] = value
+
+
+def _walk_items(value: dict[str, Any], prefix: Path, out: dict[Path, Any]) -> None:
+    """``_walk`` of each item of a non-empty dict, a leaf stored without a call (most items are leaves)."""
+    for key, item in value.items():
+        if isinstance(item, dict) and item:
+            _walk_items(item, (*prefix, key), out)
+        else:
+            out[(*prefix, key)] = item
