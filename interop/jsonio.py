@@ -10,6 +10,7 @@ from typing import Any
 
 from .errors import ConversionError, CorruptInputError, LimitExceededError
 from .limits import DEFAULT_LIMITS, Limits, int_digits_limit
+from .memo import memoized
 
 try:
     import orjson as _orjson
@@ -60,7 +61,9 @@ def loads(raw: bytes | str) -> Any:
     return json.loads(raw)
 
 
-_MISS = object()
+_MISS: Any = object()
+NOT_WRITTEN = _MISS
+"""``written_json``'s answer for text it does not know as orjson's."""
 
 
 def _orjson_value(raw: bytes, limit: int) -> Any:
@@ -157,6 +160,63 @@ def load_json(
     if raw.count(b"[") + raw.count(b"{") > limit and not _depth_within(value, limit):
         raise LimitExceededError(f"JSON nesting deeper than {limit} levels", file=file, location=location)
     return value
+
+
+_ORJSON_TEXT = "jsonio_orjson_text"
+_WRITTEN_VALUE = "jsonio_written_value"
+_ORJSON_DUMP_DEPTH = 254
+"""orjson refuses to write nesting deeper than this (the root container is level 1)."""
+
+
+def written_json(raw: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
+    """``load_json(raw, limits=limits)`` by ``orjson.loads`` alone when ``raw`` is text ``dump_json_orjson``
+    wrote in the open ``document_scope`` (the same bytes object), else ``NOT_WRITTEN``. orjson writes no integer
+    past 64 bits (it refuses them), no BOM, NaN or lone surrogate, and nests at most ``_ORJSON_DUMP_DEPTH``
+    deep, so none of ``load_json``'s checks can change or refuse its parse (tests/test_jsonio.py)."""
+    if (
+        _orjson is None
+        or len(raw) > limits.max_text_bytes
+        or limits.max_json_depth < _ORJSON_DUMP_DEPTH
+        or memoized(_ORJSON_TEXT, raw, (), _no) is not True
+    ):
+        return _MISS
+    return _orjson.loads(raw)
+
+
+def _no() -> bool:
+    return False
+
+
+def dump_json_orjson(obj: Any, *, pretty: bool = True) -> bytes | None:
+    """``dump_json(obj, pretty=pretty)`` when orjson writes it, else None (json is to write it). In a
+    ``document_scope`` the bytes are marked as orjson's text (``load_written``)."""
+    fast = orjson_dump(obj, _PRETTY_OPTIONS if pretty else 0)
+    if fast is None:
+        return None
+    out = fast + b"\n" if pretty else fast
+    memoized(_ORJSON_TEXT, out, (), _yes)
+    return out
+
+
+def _yes() -> bool:
+    return True
+
+
+def record_written(source: object, value: Any) -> None:
+    """Keep, in the open ``document_scope``, ``value`` as what ``source`` was written as: a value (or part
+    of one) ``dump_json_orjson`` wrote, so orjson took it (``written_value``)."""
+    memoized(_WRITTEN_VALUE, source, (), lambda: value)
+
+
+def written_value(source: object) -> Any:
+    """What ``source`` was written as in the open ``document_scope`` (``record_written``; read-only), else None.
+    orjson wrote it, so it holds no subclass of str/int/list/dict, no dataclass, datetime, set or model
+    (orjson refuses them); tuples, Enum members, UUIDs and NaN/Infinity may be in it, as in ``source``."""
+    return memoized(_WRITTEN_VALUE, source, (), _none)
+
+
+def _none() -> None:
+    return None
 
 
 def _orjson_float_differs(out: bytes) -> bool:

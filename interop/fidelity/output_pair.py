@@ -18,6 +18,8 @@ from typing import Any
 
 from ..appmodel.card_book import share_output_json
 from ..document import Document
+from ..jsonio import NOT_WRITTEN, written_json
+from ..limits import DEFAULT_LIMITS
 from ..memo import memoized
 from ..platform.registry import Probe
 from .container_diff import ContainerResult, compare_containers
@@ -107,13 +109,15 @@ def _source_view(source_doc: Document) -> CanonicalView:
 def _json_view(data: bytes, target: str, filename: str | None) -> tuple[Any, CanonicalView] | None:
     """The output's parsed JSON and its view, when ``view_of_json`` takes it (its parse left to the app
     models, as ``apps.read_output`` does)."""
-    probe = Probe(data, filename)
-    if len(data) > probe.limits.max_file_bytes:
+    limits = DEFAULT_LIMITS  # a Probe's
+    if len(data) > limits.max_file_bytes:
         return None  # the reader refuses it: the general path says so
-    value = probe.json
+    value = written_json(data, limits) if data[:1] == b"{" else NOT_WRITTEN  # one C parse for our writers' text
+    if value is NOT_WRITTEN:
+        value = Probe(data, filename, limits).json
     if value is None:
         return None
-    view = view_of_json(value, target, probe.limits)
+    view = view_of_json(value, target, limits)
     if view is None:
         return None
     share_output_json(data, value)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any
 
 from ..appmodel.paths import Path
@@ -20,6 +21,7 @@ from ..cardkit.card_dates import restored_dates
 from ..cardkit.card_image import DATA_URL, data_url_bytes
 from ..document import Document
 from ..errors import CorruptInputError
+from ..jsonio import written_value
 from ..limits import DEFAULT_LIMITS, Limits
 from ..model import V2_SPEC, V3_SPEC, Asset, Card, CardData, Lorebook
 from ..model.base import CanonicalModel
@@ -137,7 +139,7 @@ def _view(
                 entries = [
                     {k: v for k, v in e.items() if f"entries.{i}.{k}" not in filled} for i, e in enumerate(entries)
                 ]
-            view.entries = [_without_card_line(e) for e in entries]
+            view.entries = _without_card_lines(entries)
     return view
 
 
@@ -220,16 +222,8 @@ def _as_dumped(value: Any, model: str, limits: Limits) -> bool:
     writes the fields read, in declaration order, then the extra keys as read)."""
     if type(value) is not dict:
         return False
-    fields, nested = _MODELS[model]
-    keys = tuple(value)
-    ordered = _ORDERED.get((model, keys))
-    if ordered is None:
-        ordered = _in_dump_order(keys, fields)
-        if sum(map(len, keys)) <= _ORDERED_KEY_CHARS:  # megabyte key names are checked, not kept alive
-            if len(_ORDERED) >= _ORDERED_KEPT:
-                _ORDERED.clear()
-            _ORDERED[(model, keys)] = ordered
-    if not ordered:
+    nested = _MODELS[model][1]
+    if not _ordered(model, tuple(value)):
         return False
     for name, inner in nested.items():
         if name not in value:
@@ -242,17 +236,51 @@ def _as_dumped(value: Any, model: str, limits: Limits) -> bool:
         if inner in _LISTS:
             if type(item) is not list or (inner == "entries" and len(item) > limits.max_entries):
                 return False  # the reader raises (Lorebook._bounded counts the entries first)
-            of = _LISTS[inner]
-            if not all(_as_dumped(element, of, limits) for element in item):
+            if not _all_as_dumped(item, _LISTS[inner], limits):
                 return False
         elif not _as_dumped(item, inner, limits):
             return False
     return True
 
 
+def _all_as_dumped(items: list[Any], model: str, limits: Limits) -> bool:
+    """``all(_as_dumped(item, model, limits) for item in items)``; for a model without nested ones (entries,
+    assets) at C speed but once per distinct key order (a book's entries share a few)."""
+    if _MODELS[model][1]:
+        return all(_as_dumped(item, model, limits) for item in items)
+    if not {*map(type, items)} <= _DICT:
+        return False
+    return all(_ordered(model, keys) for keys in dict.fromkeys(map(tuple, items)))
+
+
+_DICT = {dict}
+
+
+def _ordered(model: str, keys: tuple[str, ...]) -> bool:
+    """Whether ``dump()`` of ``model`` writes ``keys`` in this order (``_in_dump_order``, kept)."""
+    ordered = _ORDERED.get((model, keys))
+    if ordered is None:
+        ordered = _in_dump_order(keys, _MODELS[model][0])
+        if sum(map(len, keys)) <= _ORDERED_KEY_CHARS:  # megabyte key names are checked, not kept alive
+            if len(_ORDERED) >= _ORDERED_KEPT:
+                _ORDERED.clear()
+            _ORDERED[(model, keys)] = ordered
+    return ordered
+
+
 def _in_dump_order(keys: tuple[str, ...], fields: dict[str, int]) -> bool:
     declared = [fields[k] for k in keys if k in fields]
     return declared == sorted(declared) and all(k in fields for k in keys[: len(declared)])
+
+
+def _without_card_lines(entries: list[Any]) -> list[Any]:
+    """``[_without_card_line(e) for e in entries]``: a copy of the list when no entry has a ``risuai``
+    extension (the usual book), told without a call per entry."""
+    if {*map(type, entries)} <= _DICT:
+        extensions = map(dict.get, entries, repeat("extensions"))
+        if not any(type(ext) is dict and "risuai" in ext for ext in extensions):
+            return list(entries)
+    return [_without_card_line(e) for e in entries]
 
 
 def _without_card_line(entry: Any) -> Any:
@@ -279,9 +307,17 @@ def _v3_dump(card: Card) -> tuple[dict[str, Any], set[str]]:
     if spec_of(card) == "v2":
         extensions = card.data.extensions
         if not (isinstance(extensions, dict) and STASH in extensions):
-            return card.dump(), set(card.filled)
+            return _dumped(card), set(card.filled)
     upgraded = to_v3(card)
-    return upgraded.dump(), set(upgraded.filled)
+    return _dumped(upgraded), set(upgraded.filled)
+
+
+def _dumped(model: CanonicalModel) -> dict[str, Any]:
+    """``model.dump()``, or the ``json_view`` a writer dumped it from in this scope (``jsonio.written_value``;
+    a ccv3 source written as ccv3): orjson took that, so it holds no model or dataclass that ``dump``
+    would convert, and the values are ``dump``'s (``json_view``'s contract; tests/fidelity/test_view_written.py)."""
+    written = written_value(model)
+    return written if written is not None else model.dump()
 
 
 def leaves(view: CanonicalView) -> dict[Path, Any]:
@@ -300,8 +336,10 @@ def leaves(view: CanonicalView) -> dict[Path, Any]:
                         out[("card", "assets", i)] = asset
                 else:
                     _walk(value, ("card", key), out)
+        elif subtree:
+            _walk_items(subtree, prefix, out)
         else:
-            _walk_dict(subtree, prefix, out)
+            out[prefix] = subtree  # an empty book or entry is still one field
     if view.card is not None and view.has_book_key and view.book is None:
         out[("card", "character_book")] = None
     if view.book is not None and view.entries == []:
@@ -309,17 +347,17 @@ def leaves(view: CanonicalView) -> dict[Path, Any]:
     return out
 
 
-def _walk_dict(value: dict[str, Any], prefix: Path, out: dict[Path, Any]) -> None:
-    if not value:
-        out[prefix] = value  # an empty book or entry is still one field
-        return
-    for key, item in value.items():
-        _walk(item, (*prefix, key), out)
-
-
 def _walk(value: Any, prefix: Path, out: dict[Path, Any]) -> None:
     if isinstance(value, dict) and value:
-        for key, item in value.items():
-            _walk(item, (*prefix, key), out)
+        _walk_items(value, prefix, out)
     else:
         out[prefix] = value
+
+
+def _walk_items(value: dict[str, Any], prefix: Path, out: dict[Path, Any]) -> None:
+    """``_walk`` of each item of a non-empty dict, a leaf stored without a call (most items are leaves)."""
+    for key, item in value.items():
+        if isinstance(item, dict) and item:
+            _walk_items(item, (*prefix, key), out)
+        else:
+            out[(*prefix, key)] = item

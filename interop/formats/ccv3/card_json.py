@@ -18,7 +18,7 @@ from ...cardkit.card_image import data_url, is_default_avatar, plain_picture, sn
 from ...cardkit.card_io import card_version, read_card_document
 from ...document import Document
 from ...errors import InteropError
-from ...jsonio import dump_json
+from ...jsonio import dump_json, dump_json_orjson, record_written
 from ...model import Asset, Card
 from ...model.base import CanonicalModel
 from ...model.versions import as_displayed, to_v1, to_v2, to_v3
@@ -53,8 +53,14 @@ def model_json(model: CanonicalModel, pretty: bool, wrapper: dict[str, Any] | No
     def wrapped(data: dict[str, Any]) -> dict[str, Any]:
         return data if wrapper is None else {**wrapper, "data": data}
 
+    view = json_view(model)
+    payload = wrapped(view)
+    fast = dump_json_orjson(payload, pretty=pretty)
+    if fast is not None:
+        record_written(model, view)  # the report's view of the model is made from it (``fidelity.view``)
+        return fast
     try:
-        return dump_json(wrapped(json_view(model)), pretty=pretty)
+        return dump_json(payload, pretty=pretty)
     except (TypeError, ValueError, InteropError):
         return dump_json(wrapped(model.dump()), pretty=pretty)
 
