@@ -11,6 +11,7 @@ silent.
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
 from typing import Protocol
 
@@ -102,10 +103,15 @@ class AddedLines(Protocol):
 def fold_added(report: AddedLines, journal: Journal) -> None:
     """The journal's additions in ``report.added`` (a field the read-back comparison found already
     stays as it is); an addition that is no field (a whole new card) is also a warning."""
-    added = [finding for finding in journal.findings if finding[0] == "added"]  # fate: as ``by_fate``, in C
+    findings = journal.findings
+    if not findings:
+        return
+    have = set(map(_HEAD, map(_SPLIT, report.added)))  # what reading the output back found (in C)
+    if _all_known(findings, have):
+        return
+    added = [finding for finding in findings if finding[0] == "added"]  # fate: as ``by_fate``, in C
     if not added:
         return
-    have = {line.split(" = ", 1)[0] for line in report.added}  # what reading the output back found
     in_entries: dict[tuple[object, ...], bool] = {}  # a field's path inside an entry -> already in ``have``
     fresh = []
     words = False  # an addition that is no field (``value`` None), worded below
@@ -134,3 +140,30 @@ def fold_added(report: AddedLines, journal: Journal) -> None:
         if line not in report.added:  # a writer may build the card twice
             report.added.append(line)
             report.warnings.append(finding.detail)
+
+
+def _all_known(findings: list[Finding], have: set[str]) -> bool:
+    """Whether ``fold_added`` has nothing to add, checked in C over the findings (the usual journal: a
+    card-book writer's ``added`` values of the same few fields in every entry, all read back already).
+    True only when every finding is an ``added`` value of an entry field (``("entry", i, ...)``) whose
+    name is known to ``_name`` and in ``have``; False when unsure (the walk then decides)."""
+    fates = list(map(_FATE, findings))
+    if fates.count("added") != len(fates) or list(map(_VALUE, findings)).count(None):
+        return False
+    paths = list(map(_PATH, findings))
+    if min(map(len, paths)) < 3 or set(map(_FIRST, paths)) != _ENTRY or set(map(type, map(_SECOND, paths))) != _INT:
+        return False
+    names = list(map(_ENTRY_NAMES.get, set(map(_TAIL, paths))))  # a field's name, once per field
+    return names.count(None) == 0 and have.issuperset(names)
+
+
+_FATE = operator.itemgetter(0)
+_PATH = operator.itemgetter(1)
+_VALUE = operator.itemgetter(4)
+_FIRST = operator.itemgetter(0)
+_SECOND = operator.itemgetter(1)
+_TAIL = operator.itemgetter(slice(2, None))
+_ENTRY = {"entry"}
+_INT = {int}
+_SPLIT = operator.methodcaller("partition", " = ")
+_HEAD = operator.itemgetter(0)
