@@ -150,11 +150,37 @@ def _all_known(findings: list[Finding], have: set[str]) -> bool:
     fates = list(map(_FATE, findings))
     if fates.count("added") != len(fates) or list(map(_VALUE, findings)).count(None):
         return False
-    paths = list(map(_PATH, findings))
+    names = _field_names(list(map(_PATH, findings)))
+    return names is not None and have.issuperset(names)
+
+
+def _field_names(paths: list[tuple[object, ...]]) -> tuple[str, ...] | None:
+    """The names ``_name`` gives ``paths`` when they are all entry fields (``("entry", i, ...)``, ``i`` an
+    int) whose names are known, else None; kept per the paths (a run's card books repeat one journal's)."""
+    key = tuple(paths)  # hashed in C
+    names = _NAMES_OF.get(key)
+    if names is not None:  # equal to kept entry paths: only ``True`` equals an index ``1`` and is not one
+        return names if set(map(type, map(_SECOND, paths))) == _INT else None
     if min(map(len, paths)) < 3 or set(map(_FIRST, paths)) != _ENTRY or set(map(type, map(_SECOND, paths))) != _INT:
-        return False
-    names = list(map(_ENTRY_NAMES.get, set(map(_TAIL, paths))))  # a field's name, once per field
-    return names.count(None) == 0 and have.issuperset(names)
+        return None
+    found = list(map(_ENTRY_NAMES.get, set(map(_TAIL, paths))))  # a field's name, once per field
+    if found.count(None):
+        return None
+    names = tuple(found)  # type: ignore[arg-type]
+    if len(key) <= _NAMES_PATHS and sum(map(len, names)) <= _NAMES_CHARS:  # a bound on what a key holds
+        if len(_NAMES_OF) >= _NAMES_KEPT:
+            _NAMES_OF.clear()
+        _NAMES_OF[key] = names
+    return names
+
+
+_NAMES_OF: dict[tuple[tuple[object, ...], ...], tuple[str, ...]] = {}
+"""A journal's paths -> their fields' names (``_field_names``)."""
+_NAMES_KEPT = 64
+_NAMES_PATHS = 1024
+"""Paths of a journal at most for them to be kept (~80 bytes each: a few MB for all keys at most)."""
+_NAMES_CHARS = 4096
+"""Characters of their names at most (the names render every key the paths hold)."""
 
 
 _FATE = operator.itemgetter(0)

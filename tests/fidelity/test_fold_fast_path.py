@@ -82,3 +82,16 @@ def test_an_addition_that_is_no_field_is_worded_whatever_its_path() -> None:
     fold_added(report, Journal(findings=worded))
     assert report.added == [*lines, "entry[1].enabled: a whole new entry"]
     assert report.warnings == ["a whole new entry"]
+
+
+def test_kept_paths_with_a_true_index_are_walked() -> None:
+    """``("entry", True, ...)`` equals a kept ``("entry", 1, ...)`` but names no entry: the walk decides."""
+    lines = ["entry.enabled = 1 (1 entries)"]
+    ints = [Finding("added", ("entry", 1, "enabled"), "d", value="1")]
+    assert _folded(lines, ints).added == _folded(lines, ints).added == lines  # the second one meets the kept paths
+    bools = [Finding("added", ("entry", True, "enabled"), "d", value="1")]
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(journal_fold, "_all_known", lambda found, have: False)
+        walked = _folded(lines, bools).added
+    assert walked != lines
+    assert _folded(lines, bools).added == walked
