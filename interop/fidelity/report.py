@@ -466,14 +466,20 @@ def _layout_skeleton(source: CanonicalView, numbers: tuple[int | None, ...]) -> 
     card, book = source.card, source.book
     assets = card.get("assets") if card is not None else None
     skeletons = (
-        _skeleton(source.root),
-        None if card is None else _skeleton(card),
-        None if book is None else _skeleton(book),
+        _tree_skeleton(source.root),
+        None if card is None else _tree_skeleton(card),
+        None if book is None else _tree_skeleton(book),
     )
     if not all(_all_strings(skeleton) for skeleton in skeletons if skeleton is not None):
         return None
     count = len(assets) if isinstance(assets, list) else -1
     return (*skeletons, count, source.has_book_key, source.entries == [], numbers)
+
+
+def _tree_skeleton(value: dict[str, Any]) -> Any:
+    """``_skeleton`` as ``leaves`` walks: any non-empty dict (a subclass too) is an object of fields."""
+    nested = [(key, _tree_skeleton(item)) for key, item in value.items() if isinstance(item, dict) and item]
+    return (_NESTED, tuple(value), tuple(nested)) if nested else tuple(value)
 
 
 def _small_paths(paths: tuple[Path, ...]) -> bool:

@@ -224,6 +224,16 @@ def test_kept_layouts_are_the_ones_made(views: list[CanonicalView]) -> None:
         assert kept.key == made.key
 
 
+def test_kept_layouts_walk_objects_as_leaves_does() -> None:
+    """An object of a dict subclass is walked by ``leaves``: its layout is not one of a plain value's."""
+    from collections import OrderedDict
+
+    for card in ({"name": "A", "extensions": OrderedDict(a=1)}, {"name": "A", "extensions": "x"}):
+        view = CanonicalView(kind="card", card=card, book=None, entries=None)
+        made = report_module._layout_made(view, [], ())
+        assert _layout_of(view).paths == made.paths
+
+
 def test_layout_keys_tell_equal_keys_of_other_types_apart() -> None:
     """``{1: ..}`` and ``{True: ..}`` are equal dicts' keys: not one layout (and never kept as skeletons)."""
     one = CanonicalView(kind="lorebook", book={"name": "B"}, entries=[{1: "x"}])  # type: ignore[dict-item]
