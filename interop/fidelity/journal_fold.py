@@ -11,6 +11,7 @@ silent.
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
 from typing import Protocol
 
@@ -102,10 +103,15 @@ class AddedLines(Protocol):
 def fold_added(report: AddedLines, journal: Journal) -> None:
     """The journal's additions in ``report.added`` (a field the read-back comparison found already
     stays as it is); an addition that is no field (a whole new card) is also a warning."""
-    added = [finding for finding in journal.findings if finding[0] == "added"]  # fate: as ``by_fate``, in C
+    findings = journal.findings
+    if not findings:
+        return
+    have = set(map(_HEAD, map(_SPLIT, report.added)))  # what reading the output back found (in C)
+    if _all_known(findings, have):
+        return
+    added = [finding for finding in findings if finding[0] == "added"]  # fate: as ``by_fate``, in C
     if not added:
         return
-    have = {line.split(" = ", 1)[0] for line in report.added}  # what reading the output back found
     in_entries: dict[tuple[object, ...], bool] = {}  # a field's path inside an entry -> already in ``have``
     fresh = []
     words = False  # an addition that is no field (``value`` None), worded below
@@ -134,3 +140,56 @@ def fold_added(report: AddedLines, journal: Journal) -> None:
         if line not in report.added:  # a writer may build the card twice
             report.added.append(line)
             report.warnings.append(finding.detail)
+
+
+def _all_known(findings: list[Finding], have: set[str]) -> bool:
+    """Whether ``fold_added`` has nothing to add, checked in C over the findings (the usual journal: a
+    card-book writer's ``added`` values of the same few fields in every entry, all read back already).
+    True only when every finding is an ``added`` value of an entry field (``("entry", i, ...)``) whose
+    name is known to ``_name`` and in ``have``; False when unsure (the walk then decides)."""
+    fates = list(map(_FATE, findings))
+    if fates.count("added") != len(fates) or list(map(_VALUE, findings)).count(None):
+        return False
+    names = _field_names(list(map(_PATH, findings)))
+    return names is not None and have.issuperset(names)
+
+
+def _field_names(paths: list[tuple[object, ...]]) -> tuple[str, ...] | None:
+    """The names ``_name`` gives ``paths`` when they are all entry fields (``("entry", i, ...)``, ``i`` an
+    int) whose names are known, else None; kept per the paths (a run's card books repeat one journal's)."""
+    key = tuple(paths)  # hashed in C
+    names = _NAMES_OF.get(key)
+    if names is not None:  # equal to kept entry paths: only ``True`` equals an index ``1`` and is not one
+        return names if set(map(type, map(_SECOND, paths))) == _INT else None
+    if min(map(len, paths)) < 3 or set(map(_FIRST, paths)) != _ENTRY or set(map(type, map(_SECOND, paths))) != _INT:
+        return None
+    found = list(map(_ENTRY_NAMES.get, set(map(_TAIL, paths))))  # a field's name, once per field
+    if found.count(None):
+        return None
+    names = tuple(found)  # type: ignore[arg-type]
+    if len(key) <= _NAMES_PATHS and sum(map(len, names)) <= _NAMES_CHARS:  # a bound on what a key holds
+        if len(_NAMES_OF) >= _NAMES_KEPT:
+            _NAMES_OF.clear()
+        _NAMES_OF[key] = names
+    return names
+
+
+_NAMES_OF: dict[tuple[tuple[object, ...], ...], tuple[str, ...]] = {}
+"""A journal's paths -> their fields' names (``_field_names``)."""
+_NAMES_KEPT = 64
+_NAMES_PATHS = 1024
+"""Paths of a journal at most for them to be kept (~80 bytes each: a few MB for all keys at most)."""
+_NAMES_CHARS = 4096
+"""Characters of their names at most (the names render every key the paths hold)."""
+
+
+_FATE = operator.itemgetter(0)
+_PATH = operator.itemgetter(1)
+_VALUE = operator.itemgetter(4)
+_FIRST = operator.itemgetter(0)
+_SECOND = operator.itemgetter(1)
+_TAIL = operator.itemgetter(slice(2, None))
+_ENTRY = {"entry"}
+_INT = {int}
+_SPLIT = operator.methodcaller("partition", " = ")
+_HEAD = operator.itemgetter(0)

@@ -435,15 +435,70 @@ def _layout(source: CanonicalView) -> Layout:
 
 
 def _layout_of(source: CanonicalView) -> Layout:
+    known = [_known_shape(entry) for entry in source.entries or ()]
+    numbers = tuple(number for number, _ in known)
+    key = _layout_skeleton(source, numbers)
+    if key is not None:
+        hit = _LAYOUTS.get(key)
+        if hit is not None:
+            return hit
+    layout = _layout_made(source, known, numbers)
+    if key is not None and _small_paths(layout.paths):
+        if len(_LAYOUTS) >= _LAYOUTS_KEPT:
+            _LAYOUTS.clear()
+        _LAYOUTS[key] = layout
+    return layout
+
+
+_LAYOUTS: dict[Any, Layout] = {}
+"""The skeleton of a source's fields (``_layout_skeleton``) -> its layout: the cards of a run share a few."""
+_LAYOUT_CHARS = 4096
+"""Characters of a layout's keys at most for it to be kept under its skeleton (which holds them)."""
+
+
+def _layout_skeleton(source: CanonicalView, numbers: tuple[int | None, ...]) -> Any:
+    """What decides ``_layout_made`` (its paths follow ``leaves``, its shapes the entries' shape numbers),
+    cheaper to build than the paths: the skeletons of root, card and book, a card's asset count (one field
+    per asset), which of them are there, the book-key and empty-entries marks. None when unsure (keys
+    that are not all strings, a shape without a number, a big book)."""
+    if None in numbers or len(numbers) > _SMALL_LAYOUT:
+        return None
+    card, book = source.card, source.book
+    assets = card.get("assets") if card is not None else None
+    skeletons = (
+        _tree_skeleton(source.root),
+        None if card is None else _tree_skeleton(card),
+        None if book is None else _tree_skeleton(book),
+    )
+    if not all(_all_strings(skeleton) for skeleton in skeletons if skeleton is not None):
+        return None
+    count = len(assets) if isinstance(assets, list) else -1
+    return (*skeletons, count, source.has_book_key, source.entries == [], numbers)
+
+
+def _tree_skeleton(value: dict[str, Any]) -> Any:
+    """``_skeleton`` as ``leaves`` walks: any non-empty dict (a subclass too) is an object of fields."""
+    nested = [(key, _tree_skeleton(item)) for key, item in value.items() if isinstance(item, dict) and item]
+    return (_NESTED, tuple(value), tuple(nested)) if nested else tuple(value)
+
+
+def _small_paths(paths: tuple[Path, ...]) -> bool:
+    """Few paths with short keys (a kept skeleton holds every key)."""
+    return len(paths) <= _SHAPE_FIELDS and sum(len(part) for path in paths for part in path if type(part) is str) <= (
+        _LAYOUT_CHARS
+    )
+
+
+def _layout_made(
+    source: CanonicalView, known: list[tuple[int | None, tuple[Any, ...]]], numbers: tuple[int | None, ...]
+) -> Layout:
     others = CanonicalView(
         kind=source.kind, root=source.root, card=source.card, book=source.book, has_book_key=source.has_book_key
     )
     paths = tuple(leaves(others))
     if source.entries is not None and source.entries == [] and source.book is not None:
         paths += (("book", "entries"),)
-    known = [_known_shape(entry) for entry in source.entries or ()]
     shapes = tuple(shape for _, shape in known)
-    numbers = tuple(number for number, _ in known)
     if None in numbers or len(numbers) > _SMALL_LAYOUT:
         return Layout(_layout_key_of(paths, shapes), paths, shapes)
     try:  # the paths' typed bytes (``1`` and ``True`` are equal tuple items), as a digest, with the shape numbers

@@ -191,6 +191,49 @@ def test_layout_keys_name_one_layout(mine: list[dict[str, Any]], theirs: list[di
     assert (la.key == lb.key) == same
 
 
+card_fields = st.dictionaries(
+    st.sampled_from(["name", "assets", "extensions", "tags"]),
+    st.one_of(
+        scalar,
+        st.lists(st.just({"uri": "ccdefault:"}), max_size=3),
+        st.dictionaries(st.sampled_from(["a", "b"]), st.one_of(scalar, st.just({"c": 1})), max_size=2),
+    ),
+    max_size=4,
+)
+sources = st.builds(
+    CanonicalView,
+    kind=st.just("card"),
+    root=st.dictionaries(st.sampled_from(["spec", "x"]), st.one_of(scalar, st.just({"y": 1})), max_size=2),
+    card=st.one_of(st.none(), card_fields),
+    book=st.one_of(st.none(), st.dictionaries(st.sampled_from(["name", "extensions"]), tree, max_size=2)),
+    entries=st.one_of(st.none(), st.lists(entry_shape, max_size=2)),
+    has_book_key=st.booleans(),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(sources, min_size=2, max_size=4))
+def test_kept_layouts_are_the_ones_made(views: list[CanonicalView]) -> None:
+    """A layout kept under its skeleton (``_LAYOUTS``) has the paths and shapes ``_layout_made`` gives
+    each source that meets it again, whatever its values (a card's asset count, empty or absent sections)."""
+    for view in views + views:
+        known = [report_module._known_shape(entry) for entry in view.entries or ()]
+        made = report_module._layout_made(view, known, tuple(number for number, _ in known))
+        kept = _layout_of(view)
+        assert marshal.dumps((kept.paths, kept.shapes), 2) == marshal.dumps((made.paths, made.shapes), 2)
+        assert kept.key == made.key
+
+
+def test_kept_layouts_walk_objects_as_leaves_does() -> None:
+    """An object of a dict subclass is walked by ``leaves``: its layout is not one of a plain value's."""
+    from collections import OrderedDict
+
+    for card in ({"name": "A", "extensions": OrderedDict(a=1)}, {"name": "A", "extensions": "x"}):
+        view = CanonicalView(kind="card", card=card, book=None, entries=None)
+        made = report_module._layout_made(view, [], ())
+        assert _layout_of(view).paths == made.paths
+
+
 def test_layout_keys_tell_equal_keys_of_other_types_apart() -> None:
     """``{1: ..}`` and ``{True: ..}`` are equal dicts' keys: not one layout (and never kept as skeletons)."""
     one = CanonicalView(kind="lorebook", book={"name": "B"}, entries=[{1: "x"}])  # type: ignore[dict-item]
