@@ -305,6 +305,8 @@ def _direct_flat(
     of namespace fields, ``_write_match``/``_recursion``/``_group`` and the records read the namespace)."""
     if _FLAT_KEY_SET.isdisjoint(extensions):
         keys, natives_ = _FLAT_KEYS, _FLAT_NATIVES
+    elif extensions.keys() >= _FLAT_KEY_SET:  # an ST export's entry has them all: no pair to build (C speed)
+        return {}
     else:
         pairs = [(key, native) for key, native in zip(_FLAT_KEYS, _FLAT_NATIVES, strict=True) if key not in extensions]
         if not pairs:
