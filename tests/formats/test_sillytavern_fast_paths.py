@@ -95,6 +95,20 @@ def test_direct_readable_book_is_the_card_book_one(book: Lorebook) -> None:
     _same_readable(book)
 
 
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.fixed_dictionaries({key: native_ish for key in FLAT}), st.one_of(st.none(), namespace), st.booleans())
+def test_direct_readable_entry_with_every_flat_key_or_all_but_one(
+    flat: dict[str, Any], ns: dict[str, Any] | None, use_regex: bool
+) -> None:
+    # an ST export's entries have every flat key (``_direct_flat`` then adds none): each key left out once
+    for left_out in (None, *FLAT):
+        extensions = {k: v for k, v in flat.items() if k != left_out}
+        if ns is not None:
+            extensions["sillytavern"] = {"entry": ns}
+        entry = {"keys": ["k", "/re/i"], "content": "c", "use_regex": use_regex, "extensions": extensions}
+        _same_readable(Lorebook.model_validate({"entries": [entry, copy.deepcopy(entry)]}))
+
+
 def test_direct_readable_book_on_the_corpus() -> None:
     checked = 0
     for path in CORPUS:

@@ -96,9 +96,9 @@ def _normalize_entry(index: int, entry: LorebookEntry, conflicts: list[Conflict]
     # The entry's top-level fields as ``dump()`` has them, not copied: the steps below only set
     # top-level names, and the new entry takes the changed ones (no dump and validation round trip).
     raw = entry.__dict__.copy()  # the declared fields, in order (the set ones kept below, at C speed)
-    for name in raw.keys() - entry.model_fields_set:
+    for name in raw.keys() - entry.__pydantic_fields_set__:  # model_fields_set without its property
         del raw[name]
-    raw.update(entry.model_extra or {})
+    raw.update(entry.__pydantic_extra__ or {})
     before = dict(raw)
     top, from_flat = read_flat(flat)
     if isinstance(existing, dict):

@@ -209,9 +209,11 @@ def _direct_entry(
     flat_keys: bool,
 ) -> LorebookEntry:
     """``_readable_entry`` of a book that is not a world file's (see the comment above)."""
-    present = entry.model_fields_set  # with the extra keys: the keys of entry.dump()
-    if entry.model_extra:
-        present = present | entry.model_extra.keys()
+    # model_fields_set / model_extra without their (Python-level) properties: read for every entry
+    present = entry.__pydantic_fields_set__  # with the extra keys: the keys of entry.dump()
+    extra = entry.__pydantic_extra__
+    if extra:
+        present = present | extra.keys()
     update: dict[str, Any] = {}
     if not _TOP_NAMES.issubset(present):  # most entries have every required and ST top-level field
         for name, _native in REQUIRED_ENTRY_FIELDS:
@@ -303,6 +305,8 @@ def _direct_flat(
     of namespace fields, ``_write_match``/``_recursion``/``_group`` and the records read the namespace)."""
     if _FLAT_KEY_SET.isdisjoint(extensions):
         keys, natives_ = _FLAT_KEYS, _FLAT_NATIVES
+    elif extensions.keys() >= _FLAT_KEY_SET:  # an ST export's entry has them all: no pair to build (C speed)
+        return {}
     else:
         pairs = [(key, native) for key, native in zip(_FLAT_KEYS, _FLAT_NATIVES, strict=True) if key not in extensions]
         if not pairs:

@@ -237,9 +237,11 @@ def filter_to_native(value: Any) -> Any:
 def native_from_entry(entry: LorebookEntry, template: bool, index: int, fill: Fill = Fill()) -> dict[str, Any]:
     """The native world entry for ``entry`` (``template``: filled the way ST's importers fill it)."""
     ns = entry.ext(NAMESPACE).get("entry")
-    top = entry.model_fields_set  # only read (``in``): the entry's own set, with the extra keys if any
-    if entry.model_extra:
-        top = top | entry.model_extra.keys()
+    # model_fields_set / model_extra without their (Python-level) properties: read for every entry
+    top = entry.__pydantic_fields_set__  # only read (``in``): the entry's own set, with the extra keys if any
+    extra = entry.__pydantic_extra__
+    if extra:
+        top = top | extra.keys()
     view = _View(entry, ns if isinstance(ns, dict) else {}, template, index, fill, top)
     layout = _layout_of(view.ns) if template else None
     return _by_layout(view, layout) if layout is not None else native_by_plan(view)
@@ -283,6 +285,21 @@ class _Layout:
     writer; the others: that writer's work inline, the same value), the canonical name and whether a
     null takes the template's value (``_TOP``), and the value to copy (``_COPY``)."""
     records: bool
+    tops: tuple[tuple[str, str, bool, bool, WorldField, Writer], ...] = ()
+    """The ``_TOP`` rows of ``depends`` whose canonical name is a declared entry field (read from the
+    entry's ``__dict__``): canonical name, native name, null takes the template's, native is ``key``,
+    field, writer. ``rest``: the other rows. ``_by_layout`` runs these two; ``depends`` stays the plan."""
+    rest: tuple[tuple[WorldField, Writer, str, int, str | None, bool, Any], ...] = ()
+
+    def __post_init__(self) -> None:
+        tops = tuple(
+            (canonical, native, null_fallback, native == "key", field, writer)
+            for field, writer, native, way, canonical, null_fallback, _ in self.depends
+            if way == _TOP and canonical in _DECLARED
+        )
+        rest = tuple(row for row in self.depends if not (row[3] == _TOP and row[4] in _DECLARED))
+        object.__setattr__(self, "tops", tops)
+        object.__setattr__(self, "rest", rest)
 
 
 _CALL, _TOP, _COPY, _INDEX, _POSITION, _INVERT, _CASE, _EXTENSIONS = range(8)
@@ -290,6 +307,8 @@ _CALL, _TOP, _COPY, _INDEX, _POSITION, _INVERT, _CASE, _EXTENSIONS = range(8)
 ``_template_value`` of ``uid``/``displayIndex`` (the index) or ``position``; ``_write_invert``;
 ``_write_case``; ``_write_extensions`` (always with the template)."""
 _INLINE = {_write_invert: _INVERT, _write_case: _CASE, _write_extensions: _EXTENSIONS}
+_DECLARED = frozenset(LorebookEntry.model_fields)
+"""Canonical names kept in an entry's ``__dict__`` (``getattr`` finds them there)."""
 
 
 def _layout(ns: dict[str, Any]) -> _Layout:
@@ -361,9 +380,10 @@ def _layout_of(ns: dict[str, Any]) -> _Layout | None:
 def _by_layout(view: _View, layout: _Layout) -> dict[str, Any]:
     """``native_by_plan`` of a template-filled entry: the layout's fixed values (key order kept), then
     the fields that depend on the entry, then the namespace's records."""
-    out = dict(layout.fixed)
+    out = dict(layout.fixed)  # the key order: the loops below only set or delete these keys
     entry, top = view.entry, view.top
-    for field, writer, native, way, canonical, null_fallback, fixed in layout.depends:
+    _set_tops(out, view, layout.tops)
+    for field, writer, native, way, canonical, null_fallback, fixed in layout.rest:
         # each writer's common case inline (a call per field per entry was most of the time)
         if way == _TOP:
             if canonical in top:
@@ -402,6 +422,29 @@ def _by_layout(view: _View, layout: _Layout) -> dict[str, Any]:
     if layout.records:
         _apply_records(out, view.ns, True)
     return out
+
+
+_Top = tuple[str, str, bool, bool, WorldField, Writer]
+
+
+def _set_tops(out: dict[str, Any], view: _View, tops: tuple[_Top, ...]) -> None:
+    """``_by_layout``'s ``_write_copy_top`` fields: in the common case the entry's own value (the template
+    is on, so a null takes the template's value where ``null_fallback`` says so; keys are rewritten for a
+    use_regex entry), else the writer's."""
+    entry, top = view.entry, view.top
+    values = entry.__dict__
+    key_as_is = entry.use_regex is not True
+    for canonical, native, null_fallback, is_key, field, writer in tops:
+        if canonical in top:
+            value = values[canonical]
+            if (value is not None or not null_fallback) and (key_as_is or not is_key):
+                out[native] = value if value.__class__ in _IMMUTABLE else copy_value(value)
+                continue
+        value = writer(field, view)
+        if value is ABSENT:
+            del out[native]
+        else:
+            out[native] = value if value.__class__ in _IMMUTABLE else copy_value(value)
 
 
 def _apply_records(out: dict[str, Any], ns: dict[str, Any], template: bool) -> None:
