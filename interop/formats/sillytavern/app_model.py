@@ -11,6 +11,7 @@ counts as that value (ST reads those with ``??``), ``delayUntilRecursion`` false
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import marshal
 import operator
@@ -223,8 +224,8 @@ class _BookCheck:
 @dataclass(frozen=True)
 class _EntryLayout:
     """For one entry shape (``_SHAPES``): the settings compared (``fields``), the raw card-entry values
-    ``card_entry_values`` reads those it sets from (``top`` of the entry with ``enabled`` last, ``ext``
-    of its extensions), where the source's values of them are, and whether they come back as they are."""
+    ``card_entry_values`` reads those it sets from (``top`` of the entry, ``enabled`` aside; ``ext`` of
+    its extensions), where the source's values of them are, and whether they come back as they are."""
 
     fields: int
     get: Callable[[Any], tuple[Any, ...]]
@@ -233,11 +234,11 @@ class _EntryLayout:
     ext: Callable[[Any], tuple[Any, ...]]
     want_top: Callable[[Any], tuple[Any, ...]]
     want_ext: Callable[[Any], tuple[Any, ...]]
-    disable_at: int
+    disabled: Callable[[Any], Any]
     typed: tuple[tuple[int, type], ...]
     not_null: tuple[int, ...]
-    others: Callable[[Any], tuple[Any, ...]]
-    """The source's values of the compared settings the converter leaves at the template's."""
+    others: Callable[[Any], tuple[Any, ...]] | None
+    """The source's values of the compared settings the converter leaves at the template's (None: none)."""
     template: tuple[Any, ...]
     kept: dict[tuple[type, ...], bool]
     """``keeps`` per type signature of ``wants`` (a handful per shape)."""
@@ -266,6 +267,12 @@ _BOOK_SHAPES: dict[tuple[bool, bool, bool], _EntryLayout | None] = {}
 """``_entry_layout`` per entry shape (as ``_SHAPES``: at most eight)."""
 
 
+def _shape_of(shape: tuple[bool, bool, bool], want: dict[str, Any]) -> _EntryLayout | None:
+    if shape not in _BOOK_SHAPES:
+        _BOOK_SHAPES[shape] = _entry_layout(_fields(want, shape[0]))
+    return _BOOK_SHAPES[shape]
+
+
 def _entry_layout(fields: tuple[str, ...]) -> _EntryLayout | None:
     """None when the book check cannot settle an entry of these fields: without ``disable`` (every
     shape has it, a template field) or with a float the converter leaves at the template's value."""
@@ -279,75 +286,98 @@ def _entry_layout(fields: tuple[str, ...]) -> _EntryLayout | None:
     return _EntryLayout(
         fields=len(fields),
         get=_getter(list(read)),
-        top=_getter([st.CARD_RAW[read[i]][1] for i in top] + ["enabled"]),
+        top=_getter([st.CARD_RAW[read[i]][1] for i in top]),
         ext=_getter([st.CARD_RAW[read[i]][1] for i in ext]),
         want_top=_getter(top),
         want_ext=_getter(ext),
-        disable_at=read.index("disable"),
+        disabled=operator.itemgetter(read.index("disable")),
         typed=tuple((i, kind) for i, kind in kept if kind is not None),
         not_null=tuple(i for i, kind in kept if kind is None),
-        others=_getter(list(others)) if others else (lambda want: ()),
+        others=_getter(list(others)) if others else None,
         template=template,
         kept={},
     )
 
 
 _EXTENSIONS = operator.itemgetter("extensions")
+_ENABLED = operator.itemgetter(st.CARD_RAW["disable"][1])
+_Expected = tuple[list[tuple[Any, ...]], list[Any], list[tuple[Any, ...]]]
+"""Per entry: the raw values at the entry's top, its ``enabled``, those in its extensions."""
 
 
 def _book_check(settings: list[dict[str, Any]], commented: list[bool]) -> _BookCheck | None:
     """The ``_BookCheck`` of the source's entries; None when one of them cannot be settled that way
     (its ``_Check`` would have no marshal form, or its values would not come back as they are)."""
-    layouts: list[_EntryLayout] = []
-    tops, exts, others, template = [], [], [], []
-    compared = 0
-    for want, c in zip(settings, commented, strict=True):
-        shape = (c, "displayIndex" in want, "characterFilter" in want)
-        if shape in _BOOK_SHAPES:
-            layout = _BOOK_SHAPES[shape]
-        else:
-            layout = _BOOK_SHAPES[shape] = _entry_layout(_fields(want, c))
-        if layout is None:
-            return None
-        try:
-            wants = layout.get(want)
-            other = layout.others(want)
-        except KeyError:  # a template-filled entry has every field
-            return None
-        if not layout.keeps(tuple(map(type, wants))):
-            return None
-        layouts.append(layout)
-        tops.append((*layout.want_top(wants), not wants[layout.disable_at]))
-        exts.append(layout.want_ext(wants))
-        others.append(other)
-        template.append(layout.template)
-        compared += layout.fields
-    try:  # each entry's others identical to the template's (_check), all at once
-        if others != template or marshal.dumps(others, 2) != marshal.dumps(template, 2):
-            return None
-    except ValueError:
-        return None
-    if len(set(map(id, layouts))) <= 1:  # one layout (the usual case): read by C-level maps
-        one = layouts[0] if layouts else None
-        expected: Any = (tops, exts)
-        got = _read_one(one) if one is not None else (lambda entries: ([], []))
+    shapes = list(zip(commented, map(operator.contains, settings, itertools.repeat("displayIndex")),
+                      map(operator.contains, settings, itertools.repeat("characterFilter")), strict=True))
+    if len(set(shapes)) == 1:  # the usual case: one shape, read by C-level maps
+        layout = _shape_of(shapes[0], settings[0])
+        found = _expected_one(layout, settings) if layout is not None else None
+        got = _read_one(layout) if layout is not None else None
     else:
-        expected = list(zip(tops, exts, strict=True))
-        got = _read_each(layouts)
+        layouts = [_shape_of(shape, want) for shape, want in zip(shapes, settings, strict=True)]
+        found = _expected_each(layouts, settings) if None not in layouts else None
+        got = _read_each(layouts)  # type: ignore[arg-type]
+    if found is None or got is None:
+        return None
+    expected, compared, others, template = found
     try:
+        if others != template or marshal.dumps(others, 2) != marshal.dumps(template, 2):
+            return None  # each entry's others identical to the template's (_check), all at once
         key = marshal.dumps(expected, 2)
-    except ValueError:
+    except ValueError:  # not JSON data
         return None
     return _BookCheck(got, expected, key, len(settings), compared)
 
 
-def _read_one(layout: _EntryLayout) -> Callable[[list[Any]], Any]:
+_Found = tuple[_Expected, int, list[tuple[Any, ...]], list[tuple[Any, ...]]]
+
+
+def _expected_one(layout: _EntryLayout, settings: list[dict[str, Any]]) -> _Found | None:
+    """``_Expected`` of entries of one layout, the settings compared, their others and the template's."""
+    try:
+        wants = list(map(layout.get, settings))
+        others = list(map(layout.others, settings)) if layout.others is not None else []
+    except KeyError:  # a template-filled entry has every field
+        return None
+    if not all(map(layout.keeps, set(map(tuple, map(map, itertools.repeat(type), wants))))):
+        return None
+    expected = (list(map(layout.want_top, wants)), list(map(operator.not_, map(layout.disabled, wants))),
+                list(map(layout.want_ext, wants)))
+    return expected, layout.fields * len(settings), others, [layout.template] * len(others)
+
+
+def _expected_each(layouts: list[_EntryLayout], settings: list[dict[str, Any]]) -> _Found | None:
+    """``_expected_one`` of entries of several layouts, one by one."""
+    tops, enabled, exts, others, template = [], [], [], [], []
+    for layout, want in zip(layouts, settings, strict=True):
+        try:
+            wants = layout.get(want)
+            if layout.others is not None:
+                others.append(layout.others(want))
+                template.append(layout.template)
+        except KeyError:
+            return None
+        if not layout.keeps(tuple(map(type, wants))):
+            return None
+        tops.append(layout.want_top(wants))
+        enabled.append(not layout.disabled(wants))
+        exts.append(layout.want_ext(wants))
+    return (tops, enabled, exts), sum(layout.fields for layout in layouts), others, template
+
+
+def _read_one(layout: _EntryLayout) -> Callable[[list[Any]], _Expected]:
     top, ext = layout.top, layout.ext
-    return lambda entries: (list(map(top, entries)), list(map(ext, map(_EXTENSIONS, entries))))
+    return lambda entries: (list(map(top, entries)), list(map(_ENABLED, entries)),
+                            list(map(ext, map(_EXTENSIONS, entries))))
 
 
-def _read_each(layouts: list[_EntryLayout]) -> Callable[[list[Any]], Any]:
-    return lambda entries: [(lo.top(e), lo.ext(e["extensions"])) for lo, e in zip(layouts, entries, strict=True)]
+def _read_each(layouts: list[_EntryLayout]) -> Callable[[list[Any]], _Expected]:
+    def read(entries: list[Any]) -> _Expected:
+        pairs = list(zip(layouts, entries, strict=True))
+        return ([lo.top(e) for lo, e in pairs], list(map(_ENABLED, entries)),
+                [lo.ext(e["extensions"]) for lo, e in pairs])
+    return read
 
 
 def _check(want: dict[str, Any], fields: tuple[str, ...]) -> _Check:
