@@ -26,6 +26,7 @@ from interop.jsonio import loads
 from interop.memo import document_scope
 from interop.platform.registry import Platform, register_platform, unregister_platform
 from tests.conftest import shared_files
+from tests.st_exporter import ST_FLAT_KEYS
 from tests.validator import refusal
 
 TARGETS = ("ccv3", "ccv2", "png", "charx", "character_book", "lorebook_v3", "sillytavern-card", "sillytavern-world")
@@ -219,3 +220,108 @@ def test_a_changed_registry_is_seen() -> None:
     finally:
         unregister_platform("sample-st-like")
     assert fidelity_apps._models_for("sample-st-like", "ccv3") == ()
+
+
+# --- the book check: every entry of a card book at once (_BookCheck) ------------------------
+
+EXPORTED_AT: dict[str, tuple[bool, str]] = {
+    "uid": (False, "id"), "key": (False, "keys"), "keysecondary": (False, "secondary_keys"),
+    "comment": (False, "comment"), "content": (False, "content"), "constant": (False, "constant"),
+    "selective": (False, "selective"), "order": (False, "insertion_order"), "disable": (False, "enabled"),
+    **{field: (True, flat) for field, flat, _ in ST_FLAT_KEYS},
+}
+"""Where SillyTavern's exporter (convertWorldInfoToCharacterBook) writes each setting (tests/st_exporter.py)."""
+
+
+def _exported(want: dict[str, Any]) -> dict[str, Any]:
+    """A world entry as ``convertWorldInfoToCharacterBook`` writes it into a card."""
+    entry: dict[str, Any] = {"position": "before_char" if want["position"] == 0 else "after_char", "extensions": {}}
+    for name, (in_ext, key) in EXPORTED_AT.items():
+        value = want.get(name)
+        (entry["extensions"] if in_ext else entry)[key] = (not value) if name == "disable" else value
+    return entry
+
+
+def _each_settled(plan: Any, entries: list[Any]) -> bool:
+    """What ``_findings`` finds entry by entry: every entry's ``_Check`` holds."""
+    card = st.card_entries({"entries": entries})
+    if len(card) != len(entries) or len(card) != len(plan.settings):
+        return False
+    uids = st.card_uids(card)
+    return all(
+        key is not None and sillytavern_check._identical_to(
+            key, wants, tuple(map(st.card_entry_values(entry, index, uids[index]).__getitem__, at)))
+        for index, ((_fields, at, wants, key), entry) in enumerate(zip(plan.checks, card, strict=True))
+    )
+
+
+BASE_WANT = {**st.TEMPLATE, "uid": 0, "key": ["dock"], "content": "The docks.", "comment": "Docks", "displayIndex": 0}
+SETTING_NAMES = [*(n for n in BASE_WANT if n not in sillytavern_check.SKIPPED), "characterFilter"]
+
+
+@pytest.mark.parametrize("value", [*ODD_VALUES, -1, "before_char", [1], [True], [1.0]], ids=repr)
+@pytest.mark.parametrize("mixed", [False, True])
+def test_book_check_settles_only_what_every_entry_check_would(value: Any, mixed: bool) -> None:
+    """A source entry with one setting at an odd value, and its card entry as SillyTavern exports it
+    with that setting's raw value (or the spelled ``position``, or the whole ``extensions``) changed:
+    whenever the book check settles the book, every entry's own check holds, with the same count.
+    ``mixed``: a second entry of another shape (no comment, no display index), read entry by entry."""
+    settled = 0
+    other = {**BASE_WANT, "uid": 1, "key": ["inn"], "content": "An inn."}
+    del other["displayIndex"]
+    for name in SETTING_NAMES:
+        want = {**BASE_WANT, name: value}
+        settings = [want, other] if mixed else [want]
+        plan = sillytavern_check._Plan(settings, [True, False][: len(settings)])
+        exported = [_exported(w) for w in settings]
+        places = [EXPORTED_AT[name]] if name in EXPORTED_AT else []
+        variants: list[list[Any]] = [exported]
+        for raw in ODD_VALUES:
+            for in_ext, key in [*places, (False, "position")]:
+                changed = copy.deepcopy(exported)
+                (changed[0]["extensions"] if in_ext else changed[0])[key] = raw
+                variants.append(changed)
+            variants.append([{**exported[0], "extensions": raw}, *exported[1:]])
+        variants.append([{k: v for k, v in exported[0].items() if k != "id"}, *exported[1:]])
+        variants.append([*exported, exported[0]])
+        for entries in variants:
+            if plan.book is not None and plan.book.settles(entries):
+                settled += 1
+                assert _each_settled(plan, entries), (name, value, entries)
+                assert plan.book.compared == sum(len(check[0]) for check in plan.checks)
+    assert settled > 0 or value is None or isinstance(value, float)
+
+
+def test_book_check_settles_typical_outputs() -> None:
+    """Not vacuous: the written outputs of the corpus are settled by the book check (their verdicts are
+    compared with the general path's in test_fast_verdict_equals_the_general_one)."""
+    settled = 0
+    for source, _target, data in _outputs():
+        imported = st.import_of(data)
+        if imported is None or imported[1] is None:
+            continue
+        plan = sillytavern_check._plan(source)
+        if plan.book is not None and plan.book.settles(imported[1]["entries"]):
+            settled += 1
+            assert _each_settled(plan, imported[1]["entries"])
+    assert settled >= 20
+
+
+@pytest.mark.parametrize("name", [n for n in st.CARD_READS if n != "uid"])
+def test_kept_as_is_is_what_the_converter_gives_back(name: str) -> None:
+    """A value that ``KEPT_AS_IS`` says comes back as it is does, from a card entry holding it at its
+    ``CARD_RAW`` place, whatever else the entry holds (its spelled position, its index)."""
+    in_ext, key = st.CARD_RAW[name]
+    kind = st.KEPT_AS_IS.get(name, ...)
+    kept = 0
+    for value in [*ODD_VALUES, -1, [1]]:
+        if (kind is None and value is None) or (kind not in (None, ...) and type(value) is not kind):
+            continue
+        raw = (not value) if name == "disable" else value
+        for position, index in (("before_char", 0), ("after_char", 4), (None, 9)):
+            entry: dict[str, Any] = {"position": position, "extensions": {}}
+            (entry["extensions"] if in_ext else entry)[key] = raw
+            got = st.card_entry_values(entry, index, 0)[st.CARD_READS.index(name)]
+            assert _strict(got) == _strict(value), (name, value, position)
+            kept += 1
+    assert kept > 0

@@ -263,6 +263,29 @@ def card_entry_values(entry: dict[str, Any], index: int, uid: Any) -> tuple[Any,
     )
 
 
+CARD_RAW: dict[str, tuple[bool, str]] = {
+    "uid": (False, "id"), "key": (False, "keys"), "keysecondary": (False, "secondary_keys"),
+    "comment": (False, "comment"), "content": (False, "content"), "constant": (False, "constant"),
+    "selective": (False, "selective"), "order": (False, "insertion_order"), "disable": (False, "enabled"),
+    "position": (True, "position"), "displayIndex": (True, "display_index"), "triggers": (True, "triggers"),
+    **{name: (True, flat) for name, flat in zip(_FLAT_NAMES, _FLAT_KEYS, strict=True)},
+}
+"""Where ``card_entry_values`` reads each of ``CARD_READS`` in a card entry: (in its ``extensions``?, key);
+``disable`` is ``enabled`` negated, ``uid`` the entry's ``id`` when every entry has one (``card_uids``)."""
+
+KEPT_AS_IS: dict[str, Any] = {
+    "keysecondary": list, "comment": str, "constant": bool, "selective": bool, "triggers": list, "disable": bool,
+    "position": None, "displayIndex": None,
+    **{name: None for name, fallback in zip(_FLAT_NAMES, _FLAT_FALLBACKS, strict=True) if fallback is not None},
+}
+"""Which values ``v`` of a setting ``card_entry_values`` gives back as they are (same value, same type)
+from a card entry holding ``v`` at its ``CARD_RAW`` place (``not v`` for ``disable``), depending on
+nothing else: a type, values of exactly that type (``||`` falls back to a value of it only for one
+of it: ``[]``, ``''``, ``false``); None, any value but null (``??``; a null position or display index
+would read the spelled ``position`` or the index); a setting not listed, any value (read as is, or
+``??`` with a null fallback)."""
+
+
 def card_entry_settings(entry: dict[str, Any], index: int, uid: Any) -> dict[str, Any]:
     """``_from_card_entry(entry, index, uid)``, equal key for key and type for type (a test holds
     them together), with the JavaScript ``||``/``??``/truthiness inlined: the report runs it on

@@ -11,6 +11,7 @@ counts as that value (ST reads those with ``??``), ``delayUntilRecursion`` false
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import marshal
 import operator
@@ -21,6 +22,7 @@ from typing import Any
 from ...appmodel.verdict import AppModel, AppVerdict, Finding
 from ...document import Document
 from ...memo import memoized
+from ...model import Lorebook
 from ...platform.registry import get_format
 from . import app_load as st
 from .fields import FIELDS, POSITION_NAMES
@@ -61,13 +63,23 @@ def _canonical_paths() -> dict[str, tuple[str, ...]]:
 def source_settings(doc: Document) -> list[dict[str, Any]]:
     """The source book as the ST world entries it stands for, template-filled, in book order."""
     assert doc.book is not None
+    return _settings(doc.book, doc.card is not None, share=False)
+
+
+def _settings(book: Lorebook, from_card: bool, *, share: bool) -> list[dict[str, Any]]:
+    """``source_settings``; ``share``: an entry that has every template field and its uid is the
+    writer's memoized native itself (the same settings, read-only) rather than a copy."""
     out = []
-    for key, entry in world_entry_items(doc.book, from_card=doc.card is not None):
+    for key, entry in world_entry_items(book, from_card=from_card):
         if isinstance(entry, dict):
-            uid = entry.get("uid", int(key) if key.isdigit() else key)  # ST keys a world entry by its object key
             # st.filled(entry) with its uid, {**TEMPLATE, **MISSING_IN_WORLD, **entry, "uid": uid}: the same
             # settings (in another key order, which nothing reads) when the entry has every template field
-            if _FILLED.keys() <= entry.keys():
+            complete = _FILLED.keys() <= entry.keys()
+            if share and complete and "uid" in entry:
+                out.append(entry)
+                continue
+            uid = entry.get("uid", int(key) if key.isdigit() else key)  # ST keys a world entry by its object key
+            if complete:
                 filled = entry.copy()
             else:
                 filled = _FILLED.copy()
@@ -98,20 +110,34 @@ def _findings(source: Document, output: bytes, target_format: str, *, fast: bool
     verdict.via = loaded.via
     verdict.notes.extend(loaded.notes)
     plan = memoized("st_source_plan", source, (), lambda: _plan(source))  # same for every target, read-only
-    mine = plan.settings
     if book is None:
-        got_entries = loaded.entries
+        _compare_entries(source, plan, loaded.entries, None, loaded.via, verdict)
+    elif fast and plan.book is not None and plan.book.settles(book["entries"]):
+        verdict.compared += plan.book.compared  # every entry loads with the source's settings (the usual case)
     else:
         card = st.card_entries(book)
-        uids = st.card_uids(card)
-        got_entries = card if fast else st.convert_character_book(book)  # fast: converted entry by entry below
+        # fast: converted entry by entry in _compare_entries
+        _compare_entries(source, plan, card if fast else st.convert_character_book(book),
+                         st.card_uids(card) if fast else None, loaded.via, verdict)
+    if source.card is not None and get_format(target_format).platform == st.APP:
+        _position_fallbacks(_raw(source), verdict)
+    return verdict
+
+
+def _compare_entries(
+    source: Document, plan: _Plan, got_entries: list[dict[str, Any]], uids: list[Any] | None, via: str,
+    verdict: AppVerdict,
+) -> None:
+    """The loaded entries against the source's settings; ``uids``: ``got_entries`` are the card
+    entries ``convertCharacterBook`` converts (each counted at once when its ``_Check`` holds)."""
+    mine = plan.settings
     if len(got_entries) != len(mine):
         verdict.notes.append(
             f"SillyTavern loads {len(got_entries)} entries from the output; the source has {len(mine)}"
         )
     raw: list[dict[str, Any]] | None = None
     for index, (want, got) in enumerate(zip(mine, got_entries, strict=False)):
-        if fast and book is not None:
+        if uids is not None:
             fields, at, wants, key = plan.checks[index]
             if key is not None and _identical_to(
                 key, wants, tuple(map(st.card_entry_values(got, index, uids[index]).__getitem__, at))
@@ -121,10 +147,7 @@ def _findings(source: Document, output: bytes, target_format: str, *, fast: bool
             got = st.card_entry_settings(got, index, uids[index])
         if raw is None:
             raw = _raw(source)
-        _compare_entry(index, want, got, raw[index] if index < len(raw) else {}, loaded.via, verdict)
-    if source.card is not None and get_format(target_format).platform == st.APP:
-        _position_fallbacks(_raw(source), verdict)
-    return verdict
+        _compare_entry(index, want, got, raw[index] if index < len(raw) else {}, via, verdict)
 
 
 def _raw(source: Document) -> list[dict[str, Any]]:
@@ -138,22 +161,223 @@ source's values there, and their marshal form (None: ``_identical`` cannot hold,
 compared setting the converter leaves at the template's value differs from it)."""
 
 
-@dataclass(frozen=True)
 class _Plan:
-    """Per source (shared by every target): the settings it stands for and each entry's ``_Check``."""
+    """Per source (shared by every target, read-only): the settings it stands for, the ``_BookCheck``
+    of its entries (None: an entry it cannot settle) and each entry's ``_Check`` (made when asked for:
+    only an output the book check does not settle needs them)."""
 
-    settings: list[dict[str, Any]]
-    checks: list[_Check]
+    def __init__(self, settings: list[dict[str, Any]], commented: list[bool]) -> None:
+        self.settings = settings
+        self.commented = commented
+        self.book = _book_check(settings, commented)
+
+    @functools.cached_property
+    def checks(self) -> list[_Check]:
+        return [_quick_check(want, c) for want, c in zip(self.settings, self.commented, strict=True)]
 
 
 _READ_AT = {name: i for i, name in enumerate(st.CARD_READS)}
 
 
 def _plan(source: Document) -> _Plan:
-    mine = source_settings(source)
-    entries = source.book.entries if source.book is not None else []
-    commented = [i < len(entries) and entries[i].has("comment") for i in range(len(mine))]
-    return _Plan(mine, [_quick_check(want, c) for want, c in zip(mine, commented, strict=True)])
+    book = source.book
+    if book is None:
+        return _Plan([], [])
+    mine = _settings(book, source.card is not None, share=True)
+    entries = book.entries
+    count = len(entries)
+    return _Plan(mine, [i < count and entries[i].has("comment") for i in range(len(mine))])
+
+
+# --- every entry of a card book at once ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _BookCheck:
+    """A card book's entries all at once: ``got(entries)`` reads, from every card entry, the raw values
+    ``card_entry_values`` makes the compared settings of (``CARD_RAW``); ``expected`` is what they are
+    when every entry gives the source's settings back as they are (``KEPT_AS_IS``): then each entry's
+    ``_Check`` holds, as ``_findings`` would find one by one (tests/formats/test_sillytavern_app_fast.py)."""
+
+    got: Callable[[list[Any]], Any]
+    expected: Any
+    key: bytes
+    """``expected``'s marshal form (equal bytes: equal values of equal types at every depth)."""
+    count: int
+    compared: int
+    """The settings compared over all entries (``_compare_entry``'s count)."""
+
+    def settles(self, entries: list[Any]) -> bool:
+        """Whether every entry of ``entries`` (a card book's) loads with the source's settings."""
+        if len(entries) != self.count:
+            return False
+        try:
+            got = self.got(entries)
+        except (KeyError, TypeError):  # a key missing, or an entry or its extensions not an object
+            return False
+        try:
+            return bool(got == self.expected) and marshal.dumps(got, 2) == self.key
+        except ValueError:  # not JSON data
+            return False
+
+
+@dataclass(frozen=True)
+class _EntryLayout:
+    """For one entry shape (``_SHAPES``): the settings compared (``fields``), the raw card-entry values
+    ``card_entry_values`` reads those it sets from (``top`` of the entry, ``enabled`` aside; ``ext`` of
+    its extensions), where the source's values of them are, and whether they come back as they are."""
+
+    fields: int
+    get: Callable[[Any], tuple[Any, ...]]
+    """The source's values of the settings read (``_Check``'s ``wants``)."""
+    top: Callable[[Any], tuple[Any, ...]]
+    ext: Callable[[Any], tuple[Any, ...]]
+    want_top: Callable[[Any], tuple[Any, ...]]
+    want_ext: Callable[[Any], tuple[Any, ...]]
+    disabled: Callable[[Any], Any]
+    typed: tuple[tuple[int, type], ...]
+    not_null: tuple[int, ...]
+    others: Callable[[Any], tuple[Any, ...]] | None
+    """The source's values of the compared settings the converter leaves at the template's (None: none)."""
+    template: tuple[Any, ...]
+    kept: dict[tuple[type, ...], bool]
+    """``keeps`` per type signature of ``wants`` (a handful per shape)."""
+
+    def keeps(self, types: tuple[type, ...]) -> bool:
+        """Whether ``wants`` of these types come back as they are from a card entry holding them
+        (``KEPT_AS_IS``), and ``_marshalled`` keeps them (no float): a matter of their types only."""
+        known = self.kept.get(types)
+        if known is None:
+            known = float not in types and all(types[i] is kind for i, kind in self.typed) \
+                and all(types[i] is not type(None) for i in self.not_null)
+            if len(self.kept) >= 64:
+                self.kept.clear()
+            self.kept[types] = known
+        return known
+
+
+def _getter(keys: list[Any]) -> Callable[[Any], tuple[Any, ...]]:
+    """``itemgetter(*keys)``, always giving a tuple (itemgetter gives one item alone for one key)."""
+    if len(keys) > 1:
+        return operator.itemgetter(*keys)
+    return lambda obj: tuple(obj[k] for k in keys)
+
+
+_BOOK_SHAPES: dict[tuple[bool, bool, bool], _EntryLayout | None] = {}
+"""``_entry_layout`` per entry shape (as ``_SHAPES``: at most eight)."""
+
+
+def _shape_of(shape: tuple[bool, bool, bool], want: dict[str, Any]) -> _EntryLayout | None:
+    if shape not in _BOOK_SHAPES:
+        _BOOK_SHAPES[shape] = _entry_layout(_fields(want, shape[0]))
+    return _BOOK_SHAPES[shape]
+
+
+def _entry_layout(fields: tuple[str, ...]) -> _EntryLayout | None:
+    """None when the book check cannot settle an entry of these fields: without ``disable`` (every
+    shape has it, a template field) or with a float the converter leaves at the template's value."""
+    _at, read, others = _layout(fields)
+    template = tuple(map(st.TEMPLATE.get, others))
+    if "disable" not in read or float in map(type, template):
+        return None
+    top = [i for i, name in enumerate(read) if not st.CARD_RAW[name][0] and name != "disable"]
+    ext = [i for i, name in enumerate(read) if st.CARD_RAW[name][0]]
+    kept = [(i, st.KEPT_AS_IS[name]) for i, name in enumerate(read) if name in st.KEPT_AS_IS]
+    return _EntryLayout(
+        fields=len(fields),
+        get=_getter(list(read)),
+        top=_getter([st.CARD_RAW[read[i]][1] for i in top]),
+        ext=_getter([st.CARD_RAW[read[i]][1] for i in ext]),
+        want_top=_getter(top),
+        want_ext=_getter(ext),
+        disabled=operator.itemgetter(read.index("disable")),
+        typed=tuple((i, kind) for i, kind in kept if kind is not None),
+        not_null=tuple(i for i, kind in kept if kind is None),
+        others=_getter(list(others)) if others else None,
+        template=template,
+        kept={},
+    )
+
+
+_EXTENSIONS = operator.itemgetter("extensions")
+_ENABLED = operator.itemgetter(st.CARD_RAW["disable"][1])
+_Expected = tuple[list[tuple[Any, ...]], list[Any], list[tuple[Any, ...]]]
+"""Per entry: the raw values at the entry's top, its ``enabled``, those in its extensions."""
+
+
+def _book_check(settings: list[dict[str, Any]], commented: list[bool]) -> _BookCheck | None:
+    """The ``_BookCheck`` of the source's entries; None when one of them cannot be settled that way
+    (its ``_Check`` would have no marshal form, or its values would not come back as they are)."""
+    shapes = list(zip(commented, map(operator.contains, settings, itertools.repeat("displayIndex")),
+                      map(operator.contains, settings, itertools.repeat("characterFilter")), strict=True))
+    if len(set(shapes)) == 1:  # the usual case: one shape, read by C-level maps
+        layout = _shape_of(shapes[0], settings[0])
+        found = _expected_one(layout, settings) if layout is not None else None
+        got = _read_one(layout) if layout is not None else None
+    else:
+        layouts = [_shape_of(shape, want) for shape, want in zip(shapes, settings, strict=True)]
+        found = _expected_each(layouts, settings) if None not in layouts else None
+        got = _read_each(layouts)  # type: ignore[arg-type]
+    if found is None or got is None:
+        return None
+    expected, compared, others, template = found
+    try:
+        if others != template or marshal.dumps(others, 2) != marshal.dumps(template, 2):
+            return None  # each entry's others identical to the template's (_check), all at once
+        key = marshal.dumps(expected, 2)
+    except ValueError:  # not JSON data
+        return None
+    return _BookCheck(got, expected, key, len(settings), compared)
+
+
+_Found = tuple[_Expected, int, list[tuple[Any, ...]], list[tuple[Any, ...]]]
+
+
+def _expected_one(layout: _EntryLayout, settings: list[dict[str, Any]]) -> _Found | None:
+    """``_Expected`` of entries of one layout, the settings compared, their others and the template's."""
+    try:
+        wants = list(map(layout.get, settings))
+        others = list(map(layout.others, settings)) if layout.others is not None else []
+    except KeyError:  # a template-filled entry has every field
+        return None
+    if not all(map(layout.keeps, set(map(tuple, map(map, itertools.repeat(type), wants))))):
+        return None
+    expected = (list(map(layout.want_top, wants)), list(map(operator.not_, map(layout.disabled, wants))),
+                list(map(layout.want_ext, wants)))
+    return expected, layout.fields * len(settings), others, [layout.template] * len(others)
+
+
+def _expected_each(layouts: list[_EntryLayout], settings: list[dict[str, Any]]) -> _Found | None:
+    """``_expected_one`` of entries of several layouts, one by one."""
+    tops, enabled, exts, others, template = [], [], [], [], []
+    for layout, want in zip(layouts, settings, strict=True):
+        try:
+            wants = layout.get(want)
+            if layout.others is not None:
+                others.append(layout.others(want))
+                template.append(layout.template)
+        except KeyError:
+            return None
+        if not layout.keeps(tuple(map(type, wants))):
+            return None
+        tops.append(layout.want_top(wants))
+        enabled.append(not layout.disabled(wants))
+        exts.append(layout.want_ext(wants))
+    return (tops, enabled, exts), sum(layout.fields for layout in layouts), others, template
+
+
+def _read_one(layout: _EntryLayout) -> Callable[[list[Any]], _Expected]:
+    top, ext = layout.top, layout.ext
+    return lambda entries: (list(map(top, entries)), list(map(_ENABLED, entries)),
+                            list(map(ext, map(_EXTENSIONS, entries))))
+
+
+def _read_each(layouts: list[_EntryLayout]) -> Callable[[list[Any]], _Expected]:
+    def read(entries: list[Any]) -> _Expected:
+        pairs = list(zip(layouts, entries, strict=True))
+        return ([lo.top(e) for lo, e in pairs], list(map(_ENABLED, entries)),
+                [lo.ext(e["extensions"]) for lo, e in pairs])
+    return read
 
 
 def _check(want: dict[str, Any], fields: tuple[str, ...]) -> _Check:
