@@ -220,15 +220,18 @@ def entry_row(
     if dumped is None:
         dumped, checked = entry.dump(), False
     keys, secondary = entry.keys, entry.secondary_keys
-    joined = None
+    joined = keys_json = secondary_json = None
     if keys.__class__ is list and secondary.__class__ is list:
-        try:
-            joined = "\n".join(keys + secondary)  # succeeds only when every key is a str: as_str_list's copy
+        try:  # as_str_list copies a list of strings, and _str_list_json is orjson's text unless it refuses
+            joined = "\n".join(keys + secondary)  # TypeError unless every key is a str
+            keys_json = orjson.dumps(keys).decode()  # TypeError on a lone surrogate
+            secondary_json = orjson.dumps(secondary).decode() if secondary else "[]"
         except TypeError:
-            pass
+            joined = None
     if joined is None:
         keys, secondary = as_str_list(keys), as_str_list(secondary)
         joined = "\n".join(keys + secondary)
+        keys_json, secondary_json = _str_list_json(keys), _str_list_json(secondary)
     content = entry.content
     order = entry.insertion_order
     if order.__class__ is not int and order.__class__ is not float:
@@ -244,9 +247,9 @@ def entry_row(
     return {
         "position": position,
         "name": _text(entry.name) or _text(entry.comment),
-        "keys": _str_list_json(keys),
-        "secondary_keys": _str_list_json(secondary),
-        "keys_text": _text(joined),
+        "keys": keys_json,
+        "secondary_keys": secondary_json,
+        "keys_text": joined if joined.isascii() and "\x00" not in joined else _text(joined),  # _text's usual case
         "content": _text(content) if isinstance(content, str) else canonical_json(content or ""),
         "enabled": enabled if enabled.__class__ is bool else as_bool(enabled, True),
         "constant": constant if constant.__class__ is bool else as_bool(constant, False),
@@ -385,10 +388,28 @@ def _card_record(
         spec=_text(spec_label(card), 64),
         spec_version=_text(str(version), 32) if version is not None else None,
         canonical=fast.decode() if fast is not None else _canonical_slow(stored),
-        tags=sorted({_text(t.strip(), 200) or "" for t in as_str_list(data.tags) if t.strip()}),
+        tags=_tags(data.tags),
         book=book_rec,
         assets=_asset_records(doc, card, digest),
     )
+
+
+def _tags(value: Any) -> list[str]:
+    """The card's tags for the ``card_tags`` rows: stripped, non-empty, cut to the column, sorted, once each."""
+    if value.__class__ is list:
+        try:
+            stripped = list(map(str.strip, value))  # TypeError unless every tag is a str
+        except TypeError:
+            stripped = None
+        if stripped is not None:
+            text = "".join(stripped)
+            if text.isascii() and "\x00" not in text and max(map(len, stripped), default=0) <= 200:
+                return sorted(set(filter(None, stripped)))  # what _tags_general's _text gives such tags
+    return _tags_general(value)
+
+
+def _tags_general(value: Any) -> list[str]:
+    return sorted({_text(t.strip(), 200) or "" for t in as_str_list(value) if t.strip()})
 
 
 def chat_record(chat: ChatLog) -> ChatRecord:

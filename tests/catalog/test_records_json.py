@@ -112,6 +112,7 @@ def test_records_from_views_are_the_records_from_dumps(monkeypatch: pytest.Monke
     monkeypatch.setattr(records, "dump_view", lambda model: model.dump())
     general = records._entry_row_general
     monkeypatch.setattr(records, "entry_row", lambda i, e, raw=None, checked=False: general(i, e, raw))
+    monkeypatch.setattr(records, "_tags", records._tags_general)
     assert [item_record(doc) for doc in docs] == fast
     assert sum(1 for r in fast if r.any_book is not None and r.any_book.entries) > 20
 
@@ -139,3 +140,21 @@ def test_a_card_its_view_cannot_write_is_recorded_from_its_dump(monkeypatch: pyt
         assert item_record(doc) == record
         assert book_record(book) == loose_book
         monkeypatch.undo()
+
+
+@pytest.mark.parametrize(
+    "tags",
+    [
+        ["b", " a ", "", "  ", "a", "b"],
+        ["x" * 300, "y" * 200],
+        ["nul\x00tag", "é", "✓ tick"],
+        ["half \ud83d emoji", "ok"],
+        "a, b ,c",
+        None,
+        [1, "x", None],
+        ("tuple",),
+        [],
+    ],
+)
+def test_tags_are_the_general_tags(tags: Any) -> None:
+    assert records._tags(tags) == records._tags_general(tags)
