@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,15 +44,56 @@ def _detect(probe: Probe) -> list[Detection]:
     return found
 
 
+_Plan = tuple[tuple[float, int, Format], ...]
+_plan: tuple[tuple[Format, ...], _Plan] = ((), ())
+"""The formats ``best_format`` last planned for and the plan (replaced whole: threads see either)."""
+
+
+def _detection_plan(formats: list[Format]) -> _Plan:
+    """``(bound, position, format)`` of each format that detects: those whose bound is not said
+    first, then by bound, highest first; equal bounds in ``all_formats`` order (which breaks ties)."""
+    global _plan
+    key = tuple(formats)
+    if key != _plan[0]:  # compared by identity, item by item: cheap while the registry is unchanged
+        ranked = [
+            (math.inf if fmt.detect_max is None else fmt.detect_max, position, fmt)
+            for position, fmt in enumerate(formats)
+            if fmt.detect is not None
+        ]
+        ranked.sort(key=lambda r: (-r[0], r[1]))
+        _plan = (key, tuple(ranked))
+    return _plan[1]
+
+
+def best_format(probe: Probe) -> str | None:
+    """``_detect(probe)[0].format`` (None when no format claims the input), asking only the detectors
+    that could still win: the highest confidence wins, and of equal ones the first in ``all_formats``
+    order. A detector is asked in ``_detection_plan`` order until none left could beat the best
+    claim by its ``Format.detect_max``: a usual card is put to 5 detectors of 28, not all."""
+    best: Format | None = None
+    best_score: float = 0
+    best_position = 0
+    for bound, position, fmt in _detection_plan(all_formats()):
+        if best is not None and (bound < best_score or (bound == best_score and position > best_position)):
+            break  # the rest are bounded lower, or as high but later in order
+        try:
+            score = fmt.detect(probe)  # type: ignore[misc]  # the plan holds formats that detect
+        except InteropError:
+            continue
+        if score > best_score or (best is not None and score == best_score and position < best_position):
+            best, best_score, best_position = fmt, score, position
+    return best.name if best is not None else None
+
+
 def detect(data: bytes, filename: str | None = None, *, limits: Limits = DEFAULT_LIMITS) -> str:
     """Name the format of ``data`` (``"ccv3"``, ``"png"``, ``"sillytavern-world"``, ...).
 
     Raises UnknownFormatError when no format recognises it.
     """
-    found = detect_all(data, filename, limits=limits)
-    if not found:
+    found = best_format(Probe(data, filename, limits))
+    if found is None:
         raise UnknownFormatError(_unknown_reason(data), file=filename)
-    return found[0].format
+    return found
 
 
 def _unknown_reason(data: bytes) -> str:
@@ -82,12 +124,11 @@ def read_probe(probe: Probe, *, format: str | None = None) -> Document:
     data, filename, limits = probe.data, probe.filename, probe.limits
     check_size(data, filename, limits)
     if format is None:
-        found = _detect(probe)
-        if not found:
+        format = best_format(probe)
+        if format is None:
             if probe.json_error is not None:
                 raise probe.json_error  # JSON that does not parse: say where, not just "unknown"
             raise UnknownFormatError(_unknown_reason(data), file=filename)
-        format = found[0].format
     try:
         fmt = get_format(format)
     except KeyError:

@@ -74,7 +74,7 @@ def first_json_line(probe: Any) -> Any:
     if data[start : start + 1] != b"{":
         return None
     end = data.find(b"\n", start)
-    if end == -1 or not data[end:].strip():
+    if end == -1 or (not data[end : end + 64].strip() and not data[end:].strip()):  # no copy of a pretty card
         return probe.json_object
     if getattr(probe, "json", None) is not None:
         # The whole input parsed as one object (a pretty-printed card): with text after its first

@@ -23,12 +23,16 @@ from ..jsonio import orjson_dump
 from ..model import Card, Lorebook, LorebookEntry, as_bool, as_number, as_str_list
 from ..model.chat import ChatLog
 from ..model.versions import as_displayed, spec_label
+from ..model.view import dump_view
 
 MAX_URI = 1000  # card_assets.uri column width; longer URIs (data: URIs) are keyed by their hash
 
 
+_sha256 = hashlib.sha256
+
+
 def sha256_hex(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    return _sha256(data).hexdigest()
 
 
 class Digests:
@@ -209,24 +213,43 @@ def entry_row(
     """One ``lorebook_entries`` row; ``dumped`` is the entry's ``dump()`` when the caller has it
     (``checked``: part of a value ``_orjson`` accepted).
 
-    A book's rows are most of a file's catalog work: the usual flags (``bool``) and orders (numbers)
-    are taken as they are, inline; ``as_bool``/``as_number`` only see other values."""
+    A book's rows are most of a file's catalog work: the usual values are taken as they are, inline
+    (keys that are lists of strings, ``bool`` flags, numeric orders, the hash of an accepted dump);
+    ``as_str_list``/``as_bool``/``as_number``/``content_hash`` only see other values.
+    tests/catalog/test_records_json.py compares it with ``_entry_row_general``."""
     if dumped is None:
         dumped, checked = entry.dump(), False
-    keys = as_str_list(entry.keys)
-    secondary = as_str_list(entry.secondary_keys)
+    keys, secondary = entry.keys, entry.secondary_keys
+    joined = keys_json = secondary_json = None
+    if keys.__class__ is list and secondary.__class__ is list:
+        try:  # as_str_list copies a list of strings, and _str_list_json is orjson's text unless it refuses
+            joined = "\n".join(keys + secondary)  # TypeError unless every key is a str
+            keys_json = orjson.dumps(keys).decode()  # TypeError on a lone surrogate
+            secondary_json = orjson.dumps(secondary).decode() if secondary else "[]"
+        except TypeError:
+            joined = None
+    if joined is None:
+        keys, secondary = as_str_list(keys), as_str_list(secondary)
+        joined = "\n".join(keys + secondary)
+        keys_json, secondary_json = _str_list_json(keys), _str_list_json(secondary)
     content = entry.content
     order = entry.insertion_order
     if order.__class__ is not int and order.__class__ is not float:
         order = as_number(order)
     enabled, constant, selective = entry.enabled, entry.constant, entry.selective
     use_regex, case_sensitive = entry.use_regex, entry.case_sensitive
+    digest = None
+    if checked:
+        try:
+            digest = _sha256(orjson.dumps(dumped, option=orjson.OPT_SORT_KEYS)).hexdigest()  # content_hash's
+        except TypeError:
+            pass
     return {
         "position": position,
         "name": _text(entry.name) or _text(entry.comment),
-        "keys": _str_list_json(keys),
-        "secondary_keys": _str_list_json(secondary),
-        "keys_text": _text("\n".join(keys + secondary)),
+        "keys": keys_json,
+        "secondary_keys": secondary_json,
+        "keys_text": joined if joined.isascii() and "\x00" not in joined else _text(joined),  # _text's usual case
         "content": _text(content) if isinstance(content, str) else canonical_json(content or ""),
         "enabled": enabled if enabled.__class__ is bool else as_bool(enabled, True),
         "constant": constant if constant.__class__ is bool else as_bool(constant, False),
@@ -234,16 +257,55 @@ def entry_row(
         "use_regex": use_regex if use_regex.__class__ is bool else as_bool(use_regex, False),
         "case_sensitive": case_sensitive if case_sensitive.__class__ is bool else as_bool(case_sensitive, False),
         "insertion_order": float(order) if order is not None else None,
-        "content_hash": content_hash(dumped, checked=checked),
+        "content_hash": digest if digest is not None else content_hash(dumped, checked=checked),
+    }
+
+
+def _entry_row_general(position: int, entry: LorebookEntry, dumped: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``entry_row`` by the lenient readers and ``content_hash`` alone: what its inline cases must equal."""
+    if dumped is None:
+        dumped = entry.dump()
+    keys = as_str_list(entry.keys)
+    secondary = as_str_list(entry.secondary_keys)
+    content = entry.content
+    order = as_number(entry.insertion_order)
+    return {
+        "position": position,
+        "name": _text(entry.name) or _text(entry.comment),
+        "keys": _str_list_json(keys),
+        "secondary_keys": _str_list_json(secondary),
+        "keys_text": _text("\n".join(keys + secondary)),
+        "content": _text(content) if isinstance(content, str) else canonical_json(content or ""),
+        "enabled": as_bool(entry.enabled, True),
+        "constant": as_bool(entry.constant, False),
+        "selective": as_bool(entry.selective, False),
+        "use_regex": as_bool(entry.use_regex, False),
+        "case_sensitive": as_bool(entry.case_sensitive, False),
+        "insertion_order": float(order) if order is not None else None,
+        "content_hash": content_hash(dumped),
     }
 
 
 def book_record(book: Lorebook, dumped: dict[str, Any] | None = None) -> BookRecord:
     """The book's row and entry rows. The book hash is built from the entry hashes,
-    so the (large) entries are serialised for hashing once, not twice."""
+    so the (large) entries are serialised for hashing once, not twice. Without ``dumped``, the
+    book's ``dump_view`` is written (no copy), or its ``dump`` where orjson refuses the view."""
     if dumped is None:
+        record = _book_record(book, dump_view(book), from_view=True)
+        if record is not None:
+            return record
         dumped = book.dump()
+    record = _book_record(book, dumped)
+    assert record is not None  # only a view is refused
+    return record
+
+
+def _book_record(book: Lorebook, dumped: dict[str, Any], *, from_view: bool = False) -> BookRecord | None:
+    """``book_record`` of ``dumped``; None when it is a ``dump_view`` orjson does not write (where
+    the view may hold a value ``dump`` converts: the dump decides)."""
     fast = _orjson(dumped)  # checked once for the whole book: its entries and head need no check
+    if fast is None and from_view:
+        return None
     checked = fast is not None
     raw_entries = dumped.get("entries")
     raw_list = raw_entries if isinstance(raw_entries, list) else []
@@ -284,7 +346,19 @@ def _asset_records(doc: Document, card: Card, digest: Callable[[bytes], str] = s
 
 
 def card_record(doc: Document, card: Card, digest: Callable[[bytes], str] = sha256_hex) -> CardRecord:
-    dumped = card.dump()
+    """The card's row (its book's and assets' with it), written from the card's ``dump_view`` (a
+    fifth of the work is ``dump``'s copy), or from its ``dump`` where orjson refuses the view."""
+    record = _card_record(doc, card, dump_view(card), digest, from_view=True)
+    if record is None:
+        record = _card_record(doc, card, card.dump(), digest)
+    assert record is not None  # only a view is refused
+    return record
+
+
+def _card_record(
+    doc: Document, card: Card, dumped: dict[str, Any], digest: Callable[[bytes], str], *, from_view: bool = False
+) -> CardRecord | None:
+    """``card_record`` of ``dumped``; None when it is a ``dump_view`` orjson does not write."""
     shown = as_displayed(card)  # a V1 card's name, creator and book live at its root or in its stash
     book = shown.data.character_book
     stored = dict(dumped)
@@ -292,11 +366,20 @@ def card_record(doc: Document, card: Card, digest: Callable[[bytes], str] = sha2
     if book is not None and isinstance(stored.get("data"), dict) and "character_book" in stored["data"]:
         book_raw = stored["data"]["character_book"]
         stored["data"] = {k: v for k, v in stored["data"].items() if k != "character_book"}
-    book_rec = book_record(book, book_raw if isinstance(book_raw, dict) else None) if book is not None else None
+    fast = _orjson(stored)  # checked once: the hash's sorted dump needs no check
+    if fast is None and from_view:
+        return None
+    book_rec = None
+    if book is not None:
+        if isinstance(book_raw, dict):
+            book_rec = _book_record(book, book_raw, from_view=from_view)
+            if book_rec is None:
+                return None
+        else:
+            book_rec = book_record(book)
+    own_hash = content_hash(stored, checked=fast is not None)
     data = shown.data
     version = card.spec_version
-    fast = _orjson(stored)  # checked once: the hash's sorted dump needs no check
-    own_hash = content_hash(stored, checked=fast is not None)
     return CardRecord(
         # the card without its book, plus the book's own hash: equal cards hash equal
         content_hash=sha256_hex(f"{own_hash}|{book_rec.content_hash if book_rec else ''}".encode()),
@@ -305,10 +388,28 @@ def card_record(doc: Document, card: Card, digest: Callable[[bytes], str] = sha2
         spec=_text(spec_label(card), 64),
         spec_version=_text(str(version), 32) if version is not None else None,
         canonical=fast.decode() if fast is not None else _canonical_slow(stored),
-        tags=sorted({_text(t.strip(), 200) or "" for t in as_str_list(data.tags) if t.strip()}),
+        tags=_tags(data.tags),
         book=book_rec,
         assets=_asset_records(doc, card, digest),
     )
+
+
+def _tags(value: Any) -> list[str]:
+    """The card's tags for the ``card_tags`` rows: stripped, non-empty, cut to the column, sorted, once each."""
+    if value.__class__ is list:
+        try:
+            stripped = list(map(str.strip, value))  # TypeError unless every tag is a str
+        except TypeError:
+            stripped = None
+        if stripped is not None:
+            text = "".join(stripped)
+            if text.isascii() and "\x00" not in text and max(map(len, stripped), default=0) <= 200:
+                return sorted(set(filter(None, stripped)))  # what _tags_general's _text gives such tags
+    return _tags_general(value)
+
+
+def _tags_general(value: Any) -> list[str]:
+    return sorted({_text(t.strip(), 200) or "" for t in as_str_list(value) if t.strip()})
 
 
 def chat_record(chat: ChatLog) -> ChatRecord:

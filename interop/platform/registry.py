@@ -147,6 +147,10 @@ class Format:
     describe: Describer | None = None
     """Platform-specific facts for ``interop inspect``."""
     aliases: tuple[str, ...] = ()
+    detect_max: int | None = None
+    """The highest confidence ``detect`` returns; None: not said. Reading asks the formats that may
+    claim more first and stops when no other can win (``api.best_format``), so a usual card is not
+    put to every detector; tests/test_detect_plan.py holds each detector to it."""
 
 
 T = TypeVar("T")

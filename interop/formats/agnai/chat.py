@@ -163,6 +163,7 @@ FORMATS = (
         suffix=".json",
         platform=PLATFORM,
         detect=_detect,
+        detect_max=100,
         read=_read,
         write=_write,
         describe=_describe,

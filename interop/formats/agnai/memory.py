@@ -460,6 +460,7 @@ FORMATS = (
         suffix=".json",
         platform="agnai",
         detect=_detect,
+        detect_max=100,
         read=_read,
         write=_write,
         describe=_describe,

@@ -297,6 +297,7 @@ FORMATS = (
         suffix=".byaf",
         platform="backyard",
         detect=_detect,
+        detect_max=100,
         read=_read,
         describe=_describe,
         aliases=("backyard",),

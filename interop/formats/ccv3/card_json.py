@@ -202,6 +202,7 @@ FORMATS = tuple(
         suffix=".json",
         platform="ccv3",
         detect=_detector(version),
+        detect_max=100,
         read=_reader(name),
         write=_writer(version),
         describe=_describe,

@@ -391,6 +391,7 @@ FORMATS = (
         suffix=".charx",
         platform="ccv3",
         detect=_detect,
+        detect_max=100,
         read=_read,
         write=_write,
         describe=_describe,

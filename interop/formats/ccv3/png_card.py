@@ -460,6 +460,7 @@ FORMATS = (
         suffix=".png",
         platform="ccv3",
         detect=_detect,
+        detect_max=100,
         read=_read,
         write=_write,
         describe=_describe,

@@ -20,7 +20,6 @@ from typing import Any
 from ...cardkit.as_kind import as_card, as_lorebook
 from ...cardkit.card_image import base_image
 from ...containers.png import (
-    PNG_SIGNATURE,
     TextChunk,
     find_text,
     is_card_keyword,
@@ -30,7 +29,7 @@ from ...containers.png import (
     text_chunks,
 )
 from ...document import Document
-from ...errors import ConversionError, CorruptInputError, InteropError, InvalidCardError
+from ...errors import ConversionError, CorruptInputError, InvalidCardError
 from ...jsonio import dump_json, load_json
 from ...limits import Limits
 from ...model import as_str_list
@@ -219,12 +218,11 @@ def _naidata(data: bytes, limits: Limits, file: str | None) -> tuple[list[TextCh
 
 
 def _detect_png(probe: Probe) -> int:
-    if probe.data[:8] != PNG_SIGNATURE:
+    walked = probe.png  # the probe's one chunk walk (None: no PNG, or one that cannot be walked)
+    if walked is None:
         return 0
-    try:
-        texts, nai = _naidata(probe.data, probe.limits, probe.filename)
-    except InteropError:
-        return 0
+    texts = walked.texts
+    nai = find_text(texts, NAIDATA)
     if not nai or any(is_card_keyword(t.keyword) for t in texts):
         return 0
     return 100
@@ -304,6 +302,7 @@ FORMATS = (
         suffix=".scenario",
         platform="novelai",
         detect=_detect_scenario,
+        detect_max=100,
         read=_read_scenario,
         write=_write_scenario,
         describe=_describe_scenario,
@@ -315,6 +314,7 @@ FORMATS = (
         suffix=".story",
         platform="novelai",
         detect=_detect_story,
+        detect_max=100,
         read=_read_story,
         write=_write_story,
         describe=_describe_story,
@@ -326,6 +326,7 @@ FORMATS = (
         suffix=".png",
         platform="novelai",
         detect=_detect_png,
+        detect_max=100,
         read=_read_png,
         write=_write_png,
         describe=_describe_png,

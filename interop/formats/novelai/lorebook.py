@@ -293,6 +293,7 @@ FORMATS = (
         suffix=".lorebook",
         platform="novelai",
         detect=_detect,
+        detect_max=100,
         read=_read,
         write=_write,
         describe=_describe,

@@ -94,6 +94,7 @@ FORMATS = (
         suffix=".json",
         platform="pygmalion",
         detect=_detect,
+        detect_max=100,
         read=_read,
         describe=_describe,
         aliases=("gradio-json",),

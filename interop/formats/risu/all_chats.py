@@ -146,6 +146,7 @@ FORMATS = (
         suffix=".json",
         platform=PLATFORM,
         detect=_detect,
+        detect_max=100,
         read=_read,
         write=None,
         describe=_describe,

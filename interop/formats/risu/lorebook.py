@@ -88,6 +88,7 @@ FORMATS = (
         suffix=".json",
         platform="risu",
         detect=_detect,
+        detect_max=100,
         read=_read,
         write=_write,
         describe=_describe,

@@ -216,6 +216,7 @@ FORMATS = (
         suffix=".risum",
         platform="risu",
         detect=_detect,
+        detect_max=100,
         read=_read,
         write=_write,
         describe=_describe,

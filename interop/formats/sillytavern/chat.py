@@ -252,6 +252,7 @@ FORMATS = (
         suffix=".jsonl",
         platform=PLATFORM,
         detect=_detect,
+        detect_max=100,
         read=_read,
         write=_write,
         describe=_describe,

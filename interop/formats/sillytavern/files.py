@@ -87,6 +87,7 @@ FORMATS = (
         suffix=".json",
         platform="sillytavern",
         detect=detect_world,
+        detect_max=100,
         read=read_world,
         write=write_world,
         describe=describe,

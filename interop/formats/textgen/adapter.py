@@ -169,6 +169,7 @@ FORMATS = (
         suffix=".yaml",
         platform="textgen",
         detect=_detect,
+        detect_max=100,
         read=_read,
         write=_write,
         describe=_describe,
