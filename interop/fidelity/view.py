@@ -313,9 +313,9 @@ def _v3_dump(card: Card) -> tuple[dict[str, Any], set[str]]:
 
 
 def _dumped(model: CanonicalModel) -> dict[str, Any]:
-    """``model.dump()``, or the ``json_view`` a writer dumped it from in this scope (``jsonio.written_value``;
+    """``model.dump()``, or the ``dump_view`` a writer dumped it from in this scope (``jsonio.written_value``;
     a ccv3 source written as ccv3): orjson took that, so it holds no model or dataclass that ``dump``
-    would convert, and the values are ``dump``'s (``json_view``'s contract; tests/fidelity/test_view_written.py)."""
+    would convert, and the values are ``dump``'s (``dump_view``'s contract; tests/fidelity/test_view_written.py)."""
     written = written_value(model)
     return written if written is not None else model.dump()
 

@@ -133,11 +133,12 @@ def test_v1_to_v3_to_v1_adds_no_field_the_v1_file_lacked() -> None:
 
 
 def _views_against_dumps(model: object) -> None:
-    """``json_view`` and ``model_json`` are ``dump`` and ``dump_json(dump())``, for a model and each nested one."""
-    from interop.formats.ccv3.card_json import json_view, model_json
+    """``dump_view`` and ``model_json`` are ``dump`` and ``dump_json(dump())``, for a model and each nested one."""
+    from interop.formats.ccv3.card_json import model_json
     from interop.jsonio import dump_json
+    from interop.model.view import dump_view
 
-    assert repr(json_view(model)) == repr(model.dump())  # type: ignore[attr-defined]
+    assert repr(dump_view(model)) == repr(model.dump())  # type: ignore[attr-defined]
     for pretty in (True, False):
         assert model_json(model, pretty) == dump_json(model.dump(), pretty=pretty)  # type: ignore[attr-defined, arg-type]
     wrapped = model_json(model, True, {"spec": "x"})  # type: ignore[arg-type]

@@ -8,10 +8,7 @@ its asset chunks (RisuAI emotion images) become data URLs too.
 
 from __future__ import annotations
 
-import functools
-from typing import Any, get_args
-
-from pydantic import BaseModel
+from typing import Any
 
 from ...cardkit.as_kind import as_card
 from ...cardkit.card_image import data_url, is_default_avatar, plain_picture, sniff_image
@@ -22,6 +19,7 @@ from ...jsonio import dump_json, dump_json_orjson, record_written
 from ...model import Asset, Card
 from ...model.base import CanonicalModel
 from ...model.versions import as_displayed, to_v1, to_v2, to_v3
+from ...model.view import dump_view
 from ...platform.registry import Format, Probe, ReadContext, WriteContext
 from ...transforms.card_for_target import card_for
 
@@ -47,13 +45,14 @@ def card_json_bytes(card: Card, version: str, ctx: WriteContext) -> bytes:
 
 
 def model_json(model: CanonicalModel, pretty: bool, wrapper: dict[str, Any] | None = None) -> bytes:
-    """``dump_json(model.dump())`` (under ``wrapper["data"]`` if given), from ``json_view``: no copy of
+    """``dump_json(model.dump())`` (under ``wrapper["data"]`` if given), from ``dump_view``: no copy of
     every value on the way. Where the view's values are not plain JSON (which only a model built in
     code, not read, can hold: ``dump`` converts them) it fails to write, and ``dump`` is used."""
+
     def wrapped(data: dict[str, Any]) -> dict[str, Any]:
         return data if wrapper is None else {**wrapper, "data": data}
 
-    view = json_view(model)
+    view = dump_view(model)  # ``model.dump()`` without the copy (``interop.model.view``)
     payload = wrapped(view)
     fast = dump_json_orjson(payload, pretty=pretty)
     if fast is not None:
@@ -63,37 +62,6 @@ def model_json(model: CanonicalModel, pretty: bool, wrapper: dict[str, Any] | No
         return dump_json(payload, pretty=pretty)
     except (TypeError, ValueError, InteropError):
         return dump_json(wrapped(model.dump()), pretty=pretty)
-
-
-@functools.cache
-def _nested_fields(cls: type[CanonicalModel]) -> tuple[str, ...]:
-    """The fields whose declared type holds a model (``Card.data``, ``Lorebook.entries``, ...)."""
-    return tuple(name for name, info in cls.__pydantic_fields__.items() if _holds_model(info.annotation))
-
-
-def _holds_model(annotation: Any) -> bool:
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return True
-    return any(_holds_model(arg) for arg in get_args(annotation))
-
-
-def json_view(model: CanonicalModel) -> dict[str, Any]:
-    """``model.dump()`` as ``dump_json`` writes it: the set fields in the model's order, then the extra
-    keys, nested models as such views, and every other value the model's own (read-only: not copied).
-    tests/formats/test_card_json.py checks it against ``dump``."""
-    out = model.__dict__.copy()
-    for name in out.keys() - model.__pydantic_fields_set__:  # at C speed: most fields are set
-        del out[name]
-    for name in _nested_fields(model.__class__):
-        value = out.get(name)
-        if isinstance(value, CanonicalModel):
-            out[name] = json_view(value)
-        elif value.__class__ is list:
-            out[name] = [json_view(item) if isinstance(item, CanonicalModel) else item for item in value]
-    extra = model.__pydantic_extra__
-    if extra:
-        out.update(extra)
-    return out
 
 
 EMBED_PICTURE = "embed_picture"
