@@ -65,7 +65,7 @@ def test_a_scope_changes_no_output_and_no_report(monkeypatch: pytest.MonkeyPatch
         output = write(doc, target)
         alone[target] = (output, fidelity_report(doc, target, output).to_json())
     calls = {"book": 0, "settings": 0}
-    real_book, real_settings = sillytavern.st_readable_book, sillytavern_check.source_settings
+    real_book, real_settings = sillytavern.st_readable_book, sillytavern_check._settings
 
     def book(*args: Any, **kwargs: Any) -> Any:
         calls["book"] += 1
@@ -77,7 +77,8 @@ def test_a_scope_changes_no_output_and_no_report(monkeypatch: pytest.MonkeyPatch
 
     # card_for_target reaches SillyTavern's function through the registry, so patch it there.
     monkeypatch.setitem(get_platform("sillytavern").services, "st_readable_book", book)
-    monkeypatch.setattr(sillytavern_check, "source_settings", settings)
+    # the app verdict's per-source settings (its plan calls ``_settings``, sharing the writer's natives)
+    monkeypatch.setattr(sillytavern_check, "_settings", settings)
     doc = read_bytes(data, filename=CARD.name)
     with document_scope():
         for target in TARGETS:

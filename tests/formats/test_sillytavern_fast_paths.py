@@ -192,8 +192,8 @@ def test_model_copy_is_pydantics(raw: dict[str, Any], update: dict[str, Any], ex
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st_book, st.dictionaries(short, json_value, max_size=2))
 def test_json_view_of_drawn_books(book: Lorebook, extra: dict[str, Any]) -> None:
-    """ccv3's ``json_view`` (the card writers' dump) is ``dump``, for drawn books and their readable ones."""
-    from interop.formats.ccv3.card_json import json_view
+    """``dump_view`` (the card writers' dump) is ``dump``, for drawn books and their readable ones."""
+    from interop.model.view import dump_view as json_view
 
     book = Lorebook.model_validate({**extra, **book.dump()})
     with document_scope():
