@@ -214,8 +214,8 @@ def entry_row(
     (``checked``: part of a value ``_orjson`` accepted).
 
     A book's rows are most of a file's catalog work: the usual values are taken as they are, inline
-    (keys that are lists of strings, ``bool`` flags, numeric orders, the hash of an accepted dump);
-    ``as_str_list``/``as_bool``/``as_number``/``content_hash`` only see other values.
+    (keys that are lists of strings, ``bool`` flags, numeric orders);
+    ``as_str_list``/``as_bool``/``as_number`` only see other values.
     tests/catalog/test_records_json.py compares it with ``_entry_row_general``."""
     if dumped is None:
         dumped, checked = entry.dump(), False
@@ -238,12 +238,6 @@ def entry_row(
         order = as_number(order)
     enabled, constant, selective = entry.enabled, entry.constant, entry.selective
     use_regex, case_sensitive = entry.use_regex, entry.case_sensitive
-    digest = None
-    if checked:
-        try:
-            digest = _sha256(orjson.dumps(dumped, option=orjson.OPT_SORT_KEYS)).hexdigest()  # content_hash's
-        except TypeError:
-            pass
     return {
         "position": position,
         "name": _text(entry.name) or _text(entry.comment),
@@ -257,7 +251,7 @@ def entry_row(
         "use_regex": use_regex if use_regex.__class__ is bool else as_bool(use_regex, False),
         "case_sensitive": case_sensitive if case_sensitive.__class__ is bool else as_bool(case_sensitive, False),
         "insertion_order": float(order) if order is not None else None,
-        "content_hash": digest if digest is not None else content_hash(dumped, checked=checked),
+        "content_hash": content_hash(dumped, checked=checked),
     }
 
 
